@@ -1,0 +1,64 @@
+import { type Type, UseInterceptors } from '@nestjs/common';
+import { BOOTSTRAP_CHECK_INSTALLED, METHOD_ADVICE, ORIGINAL_METHOD } from './advice.constants';
+import { assertBound, resolveBoundMethod } from './advice-bindings';
+import { HttpEdgeInterceptor } from './http-edge.interceptor';
+import type { AdviceDeclaration, MethodAdvisor } from './method-advice.interface';
+
+type AnyMethod = (...args: any[]) => any;
+
+/**
+ * Builds a method decorator whose behaviour is supplied, at bootstrap, by `advisor` (a provider of the module).
+ *
+ * The decorator replaces the method with a wrapper at class-definition time, so the behaviour applies wherever
+ * the method is called from: by Nest's router on a controller (with the arguments its pipes resolved) or by other
+ * code on a provider. Route and other metadata of the original method are copied to the wrapper whatever the
+ * decorator order. Stacked redis-patterns decorators share one wrapper; the topmost runs outermost.
+ */
+export function createAdvisedDecorator<TOptions>(advisor: Type<MethodAdvisor<TOptions>>, options: TOptions): MethodDecorator {
+  return (target, propertyKey, descriptor) => {
+    const current = descriptor.value as unknown as AnyMethod;
+    if (typeof current !== 'function') throw new TypeError(`${String(propertyKey)} is not a method: redis-patterns decorators apply to methods.`);
+    const declaration: AdviceDeclaration<TOptions> = { advisor, options };
+    const existing = Reflect.getMetadata(METHOD_ADVICE, current) as AdviceDeclaration[] | undefined;
+    if (existing && (current as unknown as Record<symbol, unknown>)[ORIGINAL_METHOD]) {
+      // Decorators apply bottom-up: this one is written above the previous ones, so it goes first (outermost).
+      Reflect.defineMetadata(METHOD_ADVICE, [declaration, ...existing], current);
+      return descriptor;
+    }
+    const methodName = String(propertyKey);
+    const wrapper = function (this: object, ...args: unknown[]): Promise<unknown> {
+      return resolveBoundMethod(this, methodName)(this, args);
+    };
+    Object.defineProperty(wrapper, 'name', { value: current.name });
+    Object.defineProperty(wrapper, ORIGINAL_METHOD, { value: current });
+    for (const key of Reflect.getMetadataKeys(current)) {
+      Reflect.defineMetadata(key, Reflect.getMetadata(key, current), wrapper);
+    }
+    Reflect.defineMetadata(METHOD_ADVICE, [declaration], wrapper);
+    (descriptor as unknown as TypedPropertyDescriptor<AnyMethod>).value = wrapper;
+    UseInterceptors(HttpEdgeInterceptor)(target, propertyKey, descriptor);
+    installBootstrapCheck(target);
+    return descriptor;
+  };
+}
+
+/** The undecorated method behind a wrapper (the wrapper itself when it is not one). */
+export function originalMethod(method: AnyMethod): AnyMethod {
+  return ((method as unknown as Record<symbol, AnyMethod>)[ORIGINAL_METHOD] ?? method);
+}
+
+/**
+ * Nest calls `onApplicationBootstrap` on every provider and controller after every module's `onModuleInit`, where
+ * the module binds decorated instances. Chaining a check into it makes an application without the module fail at
+ * startup with a clear error instead of at the first call.
+ */
+function installBootstrapCheck(prototype: object): void {
+  if (Object.prototype.hasOwnProperty.call(prototype, BOOTSTRAP_CHECK_INSTALLED)) return;
+  Object.defineProperty(prototype, BOOTSTRAP_CHECK_INSTALLED, { value: true });
+  const own = prototype as { onApplicationBootstrap?: (...args: unknown[]) => unknown };
+  const previous = own.onApplicationBootstrap;
+  own.onApplicationBootstrap = function (this: object, ...args: unknown[]) {
+    assertBound(this);
+    return previous?.apply(this, args);
+  };
+}

@@ -1,0 +1,81 @@
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import type { RedisConnectionConfig } from '../options/connection-config.interface';
+import { failFastOptions } from './fail-fast-defaults';
+
+/** Which kind of deployment a connection talks to. */
+export type ConnectionKind = 'standalone' | 'cluster' | 'sentinel';
+
+/** A client the module holds, with whether the module created it (and so must close it). */
+export interface ManagedClient {
+  readonly client: Redis | Cluster;
+  readonly owned: boolean;
+  readonly kind: ConnectionKind;
+  /** Host and port, or the sentinel master name: never credentials. */
+  readonly endpoint: string;
+  /** Passwords found in the config, redacted from anything the module logs. */
+  readonly secrets: readonly string[];
+}
+
+interface ClientSettings {
+  readonly name: string;
+  readonly commandTimeoutMs: number;
+  readonly connectTimeoutMs: number;
+}
+
+/** Creates (or adopts) the client described by one connection config, with the fail-fast defaults for owned ones. */
+export function createClient(config: RedisConnectionConfig, settings: ClientSettings): ManagedClient {
+  const defaults: RedisOptions = {
+    ...failFastOptions(settings.commandTimeoutMs, settings.connectTimeoutMs),
+    connectionName: `redis-patterns:${settings.name}`,
+  };
+  if (typeof config === 'string') {
+    const url = new URL(config);
+    const client = new Redis(config, defaults);
+    return {
+      client,
+      owned: true,
+      kind: 'standalone',
+      endpoint: `${url.protocol}//${url.hostname}:${url.port || 6379}${url.pathname.length > 1 ? url.pathname : ''}`,
+      secrets: url.password ? [decodeURIComponent(url.password)] : [],
+    };
+  }
+  if ('client' in config) {
+    const client = config.client;
+    const kind: ConnectionKind = client instanceof Cluster ? 'cluster' : client.options.sentinels?.length ? 'sentinel' : 'standalone';
+    return { client, owned: false, kind, endpoint: describeAdopted(client), secrets: [] };
+  }
+  if ('cluster' in config) {
+    const { nodes, options = {} } = config.cluster;
+    const { commandTimeout, connectTimeout, ...perNodeDefaults } = defaults;
+    const client = new Cluster(nodes, {
+      enableOfflineQueue: false,
+      enableAutoPipelining: true,
+      lazyConnect: true,
+      clusterRetryStrategy: defaults.retryStrategy as (times: number) => number,
+      ...options,
+      redisOptions: { ...perNodeDefaults, commandTimeout, connectTimeout, ...options.redisOptions },
+    });
+    const secret = options.redisOptions?.password;
+    return { client, owned: true, kind: 'cluster', endpoint: `cluster(${nodes.length} seed nodes)`, secrets: secret ? [secret] : [] };
+  }
+  if ('sentinel' in config) {
+    const { sentinels, name, options = {} } = config.sentinel;
+    // No failoverDetector: with it, quit() leaves the sentinel sockets open (ioredis#1362).
+    const client = new Redis({ ...defaults, ...options, sentinels, name });
+    const secrets = [options.password, options.sentinelPassword].filter((s): s is string => typeof s === 'string');
+    return { client, owned: true, kind: 'sentinel', endpoint: `sentinel(${name})`, secrets };
+  }
+  const client = new Redis({ ...defaults, ...config });
+  return {
+    client,
+    owned: true,
+    kind: config.sentinels?.length ? 'sentinel' : 'standalone',
+    endpoint: config.sentinels?.length ? `sentinel(${config.name})` : `${config.host ?? '127.0.0.1'}:${config.port ?? 6379}`,
+    secrets: config.password ? [config.password] : [],
+  };
+}
+
+function describeAdopted(client: Redis | Cluster): string {
+  if (client instanceof Cluster) return 'cluster(adopted)';
+  return `${client.options.host ?? '127.0.0.1'}:${client.options.port ?? 6379} (adopted)`;
+}

@@ -1,0 +1,113 @@
+import { Logger, type LoggerService, type OnApplicationShutdown } from '@nestjs/common';
+import { Cluster, type Redis } from 'ioredis';
+import { ConnectionNotFoundError } from '../../errors/connection-not-found.error';
+import { DEFAULT_CONNECTION, type ResolvedRedisPatternsOptions } from '../options/resolve-options';
+import { createClient, type ManagedClient } from './create-client';
+import { DEDICATED_CONNECTION_OVERRIDES } from './fail-fast-defaults';
+import { closeClient, watchClientEvents, waitUntilReady } from './client-lifecycle';
+
+/** An ioredis client of either kind. */
+export type RedisClient = Redis | Cluster;
+
+/**
+ * The module's Redis connections: the default one, named extras, and dedicated connections for blocking reads
+ * and subscriptions. It closes what it created at shutdown (after the patterns have stopped their work in
+ * `beforeApplicationShutdown`) and never closes an adopted client.
+ */
+export class RedisConnections implements OnApplicationShutdown {
+  private readonly managed = new Map<string, ManagedClient>();
+  private readonly dedicated = new Set<RedisClient>();
+  private readonly logger: LoggerService;
+  private closed = false;
+
+  private constructor(private readonly options: ResolvedRedisPatternsOptions) {
+    this.logger = options.logger ?? new Logger('RedisPatterns');
+  }
+
+  /** Creates every configured connection and waits (up to `connectTimeoutMs`) for each to be ready. */
+  static async open(options: ResolvedRedisPatternsOptions): Promise<RedisConnections> {
+    const connections = new RedisConnections(options);
+    for (const [name, config] of options.connections) {
+      const managed = createClient(config, {
+        name,
+        commandTimeoutMs: options.commandTimeoutMs,
+        connectTimeoutMs: options.connectTimeoutMs,
+      });
+      connections.managed.set(name, managed);
+      if (managed.owned) watchClientEvents(managed.client, name, managed.secrets, connections.logger);
+    }
+    await Promise.all(
+      [...connections.managed].map(([name, managed]) =>
+        waitUntilReady(managed, options.connectTimeoutMs, name, connections.logger),
+      ),
+    );
+    return connections;
+  }
+
+  /** The client of a configured connection (`'default'` is the `connection` option). */
+  get(name: string = DEFAULT_CONNECTION): RedisClient {
+    const managed = this.managed.get(name);
+    if (!managed) throw new ConnectionNotFoundError(name, [...this.managed.keys()]);
+    return managed.client;
+  }
+
+  /** Whether a connection of that name was configured. */
+  has(name: string): boolean {
+    return this.managed.has(name);
+  }
+
+  /** The configured connection names, `'default'` first. */
+  names(): string[] {
+    return [...this.managed.keys()];
+  }
+
+  /** Kind, endpoint (never credentials) and ownership of a connection, for health and diagnostics. */
+  describe(name: string = DEFAULT_CONNECTION): Pick<ManagedClient, 'kind' | 'endpoint' | 'owned'> {
+    const managed = this.managed.get(name);
+    if (!managed) throw new ConnectionNotFoundError(name, [...this.managed.keys()]);
+    return { kind: managed.kind, endpoint: managed.endpoint, owned: managed.owned };
+  }
+
+  /**
+   * A new connection to the same deployment for blocking commands or subscriptions: no command deadline, an
+   * offline queue, automatic re-subscription. The module owns and closes it at shutdown; `closeDedicated`
+   * closes it earlier.
+   */
+  createDedicated(purpose: string, name: string = DEFAULT_CONNECTION): RedisClient {
+    if (this.closed) throw new Error('RedisConnections is closed: no new dedicated connection can be opened.');
+    const base = this.get(name);
+    const overrides = { ...DEDICATED_CONNECTION_OVERRIDES, connectionName: `redis-patterns:${name}:${purpose}` };
+    const client: RedisClient =
+      base instanceof Cluster
+        ? base.duplicate([], {
+            enableOfflineQueue: true,
+            enableAutoPipelining: false,
+            redisOptions: { ...base.options.redisOptions, ...overrides, lazyConnect: true },
+          })
+        : base.duplicate(overrides);
+    const managed = this.managed.get(name)!;
+    watchClientEvents(client, `${name}:${purpose}`, managed.secrets, this.logger);
+    this.dedicated.add(client);
+    return client;
+  }
+
+  /** Closes a dedicated connection now (QUIT with the shutdown deadline, then disconnect). */
+  async closeDedicated(client: RedisClient): Promise<void> {
+    if (!this.dedicated.delete(client)) return;
+    await closeClient(client, this.options.shutdownTimeoutMs);
+  }
+
+  /** Closes every owned connection, dedicated ones first; adopted clients stay open. */
+  async onApplicationShutdown(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const dedicated = [...this.dedicated];
+    this.dedicated.clear();
+    await Promise.all(dedicated.map((client) => closeClient(client, this.options.shutdownTimeoutMs)));
+    await Promise.all(
+      [...this.managed.values()]
+        .filter((managed) => managed.owned)
+        .map((managed) => closeClient(managed.client, this.options.shutdownTimeoutMs)),
+    );
+  }
+}

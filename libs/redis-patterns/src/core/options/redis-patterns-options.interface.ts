@@ -1,0 +1,30 @@
+import type { LoggerService } from '@nestjs/common';
+import type { RedisConnectionConfig } from './connection-config.interface';
+import type { PatternSections } from './pattern-sections';
+
+/**
+ * Options of {@link RedisPatternsModule}. Validated once at startup: any invalid value fails the application
+ * with an `InvalidOptionsError` naming the option.
+ */
+export interface RedisPatternsModuleOptions extends PatternSections {
+  /** The default connection. Defaults to `redis://127.0.0.1:6379`. */
+  connection?: RedisConnectionConfig;
+  /** Named extra connections, e.g. `{ queue: 'redis://…' }`; pattern sections may name one. */
+  connections?: Record<string, RedisConnectionConfig>;
+  /**
+   * A literal prefix of every key the library writes (default `rp`). It may not contain `{` or `}`, which would
+   * break the hash tags the library relies on in a cluster.
+   */
+  keyPrefix?: string;
+  /**
+   * Deadline of every request-path command, in ms (default 500). A frozen server costs a caller at most this long.
+   * Applied to owned connections only; blocking readers and subscribers have no command deadline.
+   */
+  commandTimeoutMs?: number;
+  /** How long startup waits for each owned connection to become ready, in ms (default 5000). */
+  connectTimeoutMs?: number;
+  /** Deadline of the QUIT sent to each owned connection at shutdown before it is disconnected, in ms (default 2000). */
+  shutdownTimeoutMs?: number;
+  /** Logger for connection events and pattern failures; defaults to Nest's Logger. */
+  logger?: LoggerService;
+}

@@ -1,0 +1,82 @@
+import type { LoggerService } from '@nestjs/common';
+import type { RedisConnectionConfig } from './connection-config.interface';
+import { checkKnownKeys, checkNumber, checkObject, checkString, invalid, type OptionsValidationContext } from './option-checks';
+import { PATTERN_SECTION_VALIDATORS, type PatternSections } from './pattern-sections';
+import type { RedisPatternsModuleOptions } from './redis-patterns-options.interface';
+import { validateConnectionConfig } from './validate-connection-config';
+
+/** The name of the connection given as `connection`. */
+export const DEFAULT_CONNECTION = 'default';
+
+/** Options after validation, with every default applied. */
+export interface ResolvedRedisPatternsOptions extends PatternSections {
+  readonly connections: ReadonlyMap<string, RedisConnectionConfig>;
+  readonly keyPrefix: string;
+  readonly commandTimeoutMs: number;
+  readonly connectTimeoutMs: number;
+  readonly shutdownTimeoutMs: number;
+  readonly logger?: LoggerService;
+}
+
+const TOP_LEVEL_KEYS = [
+  'connection',
+  'connections',
+  'keyPrefix',
+  'commandTimeoutMs',
+  'connectTimeoutMs',
+  'shutdownTimeoutMs',
+  'logger',
+  ...Object.keys(PATTERN_SECTION_VALIDATORS),
+];
+
+const CONNECTION_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/**
+ * Validates module options once, at startup, and applies defaults. Every failure is an `InvalidOptionsError`
+ * naming the option and what it accepts.
+ */
+export function resolveOptions(raw: unknown): ResolvedRedisPatternsOptions {
+  const options = checkObject(raw ?? {}, 'options') as RedisPatternsModuleOptions & Record<string, unknown>;
+  checkKnownKeys(options, '', TOP_LEVEL_KEYS);
+
+  const connections = new Map<string, RedisConnectionConfig>();
+  const main = options.connection ?? 'redis://127.0.0.1:6379';
+  validateConnectionConfig(main, 'connection');
+  connections.set(DEFAULT_CONNECTION, main);
+  if (options.connections !== undefined) {
+    const named = checkObject(options.connections, 'connections');
+    for (const [name, config] of Object.entries(named)) {
+      if (!CONNECTION_NAME.test(name) || name === DEFAULT_CONNECTION) {
+        invalid(`connections.${name}`, `a connection name of letters, digits, "_", "-" or "." other than "${DEFAULT_CONNECTION}"`, name);
+      }
+      validateConnectionConfig(config, `connections.${name}`);
+      connections.set(name, config as RedisConnectionConfig);
+    }
+  }
+
+  const keyPrefix =
+    options.keyPrefix === undefined
+      ? 'rp'
+      : checkString(options.keyPrefix, 'keyPrefix', {
+          pattern: /^[^{}\s]{0,64}$/,
+          describe: 'a string of at most 64 characters without "{", "}" or whitespace (braces would break cluster hash tags)',
+        });
+
+  const context: OptionsValidationContext = { connectionNames: new Set(connections.keys()) };
+  for (const [section, validate] of Object.entries(PATTERN_SECTION_VALIDATORS)) {
+    if (options[section] !== undefined) validate(options[section], section, context);
+  }
+  if (options.logger !== undefined && typeof (options.logger as { log?: unknown }).log !== 'function') {
+    invalid('logger', 'a Nest LoggerService (an object with log, error and warn methods)', options.logger);
+  }
+
+  return {
+    ...(options as PatternSections),
+    connections,
+    keyPrefix,
+    commandTimeoutMs: checkNumber(options.commandTimeoutMs ?? 500, 'commandTimeoutMs', { exclusiveMin: 0, max: 600_000, unit: 'ms' }),
+    connectTimeoutMs: checkNumber(options.connectTimeoutMs ?? 5000, 'connectTimeoutMs', { exclusiveMin: 0, unit: 'ms' }),
+    shutdownTimeoutMs: checkNumber(options.shutdownTimeoutMs ?? 2000, 'shutdownTimeoutMs', { min: 0, unit: 'ms' }),
+    logger: options.logger,
+  };
+}

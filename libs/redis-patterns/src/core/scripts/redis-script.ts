@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import type { Cluster, Redis } from 'ioredis';
+
+/**
+ * A Lua script with a fixed number of keys. Each script lives in its own module with a header block listing
+ * KEYS, ARGV and the return value. It is registered on a client with ioredis `defineCommand`, which sends EVALSHA
+ * and falls back to EVAL on NOSCRIPT per node, so a SCRIPT FLUSH or a failover needs no code of ours.
+ */
+export interface RedisScript<TResult> {
+  /** Short name, used in the command name and in errors. */
+  readonly name: string;
+  readonly lua: string;
+  readonly numberOfKeys: number;
+  /** `rp_<name>_<sha1 prefix>`: content-versioned so two library versions on one server never collide. */
+  readonly commandName: string;
+  /** Phantom field carrying the result type. */
+  readonly __result?: TResult;
+}
+
+/** Declares a script; `TResult` is the shape of the reply (ioredis maps Lua tables to arrays). */
+export function defineScript<TResult>(name: string, numberOfKeys: number, lua: string): RedisScript<TResult> {
+  const version = createHash('sha1').update(lua).digest('hex').slice(0, 10);
+  return { name, lua, numberOfKeys, commandName: `rp_${name}_${version}` };
+}
+
+type ScriptCommand = (...keysAndArgs: Array<string | number | Buffer>) => Promise<unknown>;
+
+const definedOn = new WeakMap<Redis | Cluster, Set<string>>();
+
+/**
+ * Runs a script on a client: one EVALSHA (one round trip). `keys` must hold exactly `numberOfKeys` keys, all in one
+ * slot when the client is a cluster (build them with `KeyBuilder.slotGroup`).
+ */
+export function runScript<TResult>(
+  client: Redis | Cluster,
+  script: RedisScript<TResult>,
+  keys: readonly string[],
+  args: ReadonlyArray<string | number | Buffer>,
+): Promise<TResult> {
+  let defined = definedOn.get(client);
+  if (!defined) {
+    defined = new Set();
+    definedOn.set(client, defined);
+  }
+  if (!defined.has(script.commandName)) {
+    client.defineCommand(script.commandName, { lua: script.lua, numberOfKeys: script.numberOfKeys });
+    defined.add(script.commandName);
+  }
+  if (keys.length !== script.numberOfKeys) {
+    return Promise.reject(new TypeError(`Script ${script.name} expects ${script.numberOfKeys} keys, got ${keys.length}.`));
+  }
+  const command = (client as unknown as Record<string, ScriptCommand>)[script.commandName];
+  return command.call(client, ...keys, ...args) as Promise<TResult>;
+}

@@ -1,0 +1,44 @@
+// Module and options
+export { RedisPatternsModule } from './redis-patterns.module';
+export { REDIS_PATTERNS_OPTIONS } from './redis-patterns.module-definition';
+export { RESOLVED_OPTIONS, getRedisConnectionToken } from './redis-patterns.constants';
+export type { RedisPatternsModuleOptions } from './core/options/redis-patterns-options.interface';
+export type {
+  AdoptedClientConfig,
+  ClusterConnectionConfig,
+  RedisConnectionConfig,
+  SentinelConnectionConfig,
+} from './core/options/connection-config.interface';
+export { DEFAULT_CONNECTION, resolveOptions } from './core/options/resolve-options';
+export type { ResolvedRedisPatternsOptions } from './core/options/resolve-options';
+
+// Connections
+export { RedisConnections } from './core/connections/redis-connections';
+export type { RedisClient } from './core/connections/redis-connections';
+export { InjectRedis } from './core/connections/inject-redis.decorator';
+export { failFastOptions, DEDICATED_CONNECTION_OVERRIDES } from './core/connections/fail-fast-defaults';
+
+// Building blocks
+export { KeyBuilder } from './core/keys/key-builder';
+export { escapeKeyPart, MAX_KEY_PART_LENGTH } from './core/keys/escape-key-part';
+export { defineScript, runScript } from './core/scripts/redis-script';
+export type { RedisScript } from './core/scripts/redis-script';
+export { createAdvisedDecorator } from './core/advice/create-advised-decorator';
+export { HttpEdgeInterceptor } from './core/advice/http-edge.interceptor';
+export type { AdvisedMethod, MethodAdvice, MethodAdvisor, MethodInvocation } from './core/advice/method-advice.interface';
+export type { HttpCall } from './core/advice/http-call';
+
+// Errors
+export { InvalidOptionsError } from './errors/invalid-options.error';
+export { InvalidArgumentError } from './errors/invalid-argument.error';
+export { ConnectionNotFoundError } from './errors/connection-not-found.error';
+export { RedisPatternsNotBoundError } from './errors/redis-patterns-not-bound.error';
+export type { HttpMappableError, HttpResponseSpec } from './errors/http-mappable';
+
+// Patterns
+export * from './cache/index';
+export * from './rate-limit/index';
+export * from './lock/index';
+export * from './messaging/index';
+export * from './structures/index';
+export * from './health/index';

@@ -1,0 +1,16 @@
+import { checkConnectionName, checkKnownKeys, checkObject, type SectionValidator } from '../core/options/option-checks';
+
+/** Options of the `lock` section of RedisPatternsModuleOptions. */
+export interface LockOptions {
+  /** Name of the connection this pattern uses (default: the default connection). */
+  connection?: string;
+}
+
+const KNOWN_KEYS = ['connection'] as const;
+
+/** Validates the `lock` section at startup; every error names the offending option. */
+export const validateLockOptions: SectionValidator = (value, path, context) => {
+  const section = checkObject(value, path);
+  checkKnownKeys(section, path, KNOWN_KEYS);
+  checkConnectionName(section.connection, `${path}.connection`, context);
+};

@@ -1,0 +1,16 @@
+import { checkConnectionName, checkKnownKeys, checkObject, type SectionValidator } from '../core/options/option-checks';
+
+/** Options of the `pubsub` section of RedisPatternsModuleOptions. */
+export interface PubSubOptions {
+  /** Name of the connection this pattern uses (default: the default connection). */
+  connection?: string;
+}
+
+const KNOWN_KEYS = ['connection'] as const;
+
+/** Validates the `pubsub` section at startup; every error names the offending option. */
+export const validatePubSubOptions: SectionValidator = (value, path, context) => {
+  const section = checkObject(value, path);
+  checkKnownKeys(section, path, KNOWN_KEYS);
+  checkConnectionName(section.connection, `${path}.connection`, context);
+};

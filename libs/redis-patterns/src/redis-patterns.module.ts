@@ -1,0 +1,79 @@
+import { type DynamicModule, Module, type Provider } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { CACHE_PROVIDERS } from './cache/cache.providers';
+import { HttpEdgeInterceptor } from './core/advice/http-edge.interceptor';
+import { MethodAdviceExplorer } from './core/advice/method-advice.explorer';
+import { requestedConnectionNames } from './core/connections/inject-redis.decorator';
+import { RedisConnections } from './core/connections/redis-connections';
+import { KeyBuilder } from './core/keys/key-builder';
+import { resolveOptions, type ResolvedRedisPatternsOptions } from './core/options/resolve-options';
+import { HEALTH_PROVIDERS } from './health/health.providers';
+import { LOCK_PROVIDERS } from './lock/lock.providers';
+import { MESSAGING_PROVIDERS } from './messaging/messaging.providers';
+import { RATE_LIMIT_PROVIDERS } from './rate-limit/rate-limit.providers';
+import { getRedisConnectionToken, RESOLVED_OPTIONS } from './redis-patterns.constants';
+import {
+  REDIS_PATTERNS_ASYNC_OPTIONS_TYPE,
+  REDIS_PATTERNS_OPTIONS,
+  REDIS_PATTERNS_OPTIONS_TYPE,
+  RedisPatternsConfigurableModule,
+} from './redis-patterns.module-definition';
+import { STRUCTURES_PROVIDERS } from './structures/structures.providers';
+
+const CORE_PROVIDERS: Provider[] = [
+  { provide: RESOLVED_OPTIONS, useFactory: resolveOptions, inject: [REDIS_PATTERNS_OPTIONS] },
+  {
+    provide: RedisConnections,
+    useFactory: (options: ResolvedRedisPatternsOptions) => RedisConnections.open(options),
+    inject: [RESOLVED_OPTIONS],
+  },
+  { provide: KeyBuilder, useFactory: (options: ResolvedRedisPatternsOptions) => new KeyBuilder(options.keyPrefix), inject: [RESOLVED_OPTIONS] },
+  MethodAdviceExplorer,
+  HttpEdgeInterceptor,
+];
+
+const PATTERN_PROVIDERS: Provider[] = [
+  ...CACHE_PROVIDERS,
+  ...RATE_LIMIT_PROVIDERS,
+  ...LOCK_PROVIDERS,
+  ...MESSAGING_PROVIDERS,
+  ...STRUCTURES_PROVIDERS,
+  ...HEALTH_PROVIDERS,
+];
+
+/**
+ * Redis patterns for Nest: caching, rate limiting, locks, messaging and data structures on ioredis, configured
+ * once with `forRoot` / `forRootAsync` (global by default).
+ *
+ * @example
+ * RedisPatternsModule.forRoot({ connection: process.env.REDIS_URL, cache: { defaultTtl: 60 } })
+ */
+@Module({
+  imports: [DiscoveryModule],
+  providers: [...CORE_PROVIDERS, ...PATTERN_PROVIDERS],
+  exports: [RESOLVED_OPTIONS, RedisConnections, KeyBuilder, HttpEdgeInterceptor, ...PATTERN_PROVIDERS],
+})
+export class RedisPatternsModule extends RedisPatternsConfigurableModule {
+  static override forRoot(options: typeof REDIS_PATTERNS_OPTIONS_TYPE): DynamicModule {
+    return withConnectionTokens(super.forRoot(options), Object.keys(options.connections ?? {}));
+  }
+
+  static override forRootAsync(options: typeof REDIS_PATTERNS_ASYNC_OPTIONS_TYPE): DynamicModule {
+    return withConnectionTokens(super.forRootAsync(options), []);
+  }
+}
+
+/** One provider per connection name, backing `@InjectRedis(name)`. */
+function withConnectionTokens(definition: DynamicModule, configured: string[]): DynamicModule {
+  const names = new Set([...requestedConnectionNames(), ...configured]);
+  const tokens: Provider[] = [...names].map((name) => ({
+    provide: getRedisConnectionToken(name),
+    useFactory: (connections: RedisConnections) => connections.get(name),
+    inject: [RedisConnections],
+  }));
+  return {
+    ...definition,
+    providers: [...(definition.providers ?? []), ...tokens],
+    exports: [...(definition.exports ?? []), ...tokens.map((t) => (t as { provide: string }).provide)],
+  };
+}
