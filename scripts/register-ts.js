@@ -1,0 +1,33 @@
+// Runs the TypeScript sources directly (doctor, benchmarks, test fixtures): compiles .ts files with swc on require,
+// with the same settings as the test transform, and resolves the `@app/redis-patterns` path alias.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const Module = require('node:module');
+const { transformSync } = require('@swc/core');
+
+const root = path.resolve(__dirname, '..');
+const libRoot = path.join(root, 'libs/redis-patterns/src');
+const options = {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true },
+    target: 'es2022',
+    keepClassNames: true,
+  },
+  module: { type: 'commonjs' },
+  sourceMaps: 'inline',
+};
+
+require.extensions['.ts'] = function compileTs(module, filename) {
+  const { code } = transformSync(fs.readFileSync(filename, 'utf8'), { ...options, filename });
+  module._compile(code, filename);
+};
+
+const resolve = Module._resolveFilename;
+Module._resolveFilename = function resolveAlias(request, ...rest) {
+  if (request === '@app/redis-patterns' || request.startsWith('@app/redis-patterns/')) {
+    request = path.join(libRoot, request.slice('@app/redis-patterns'.length));
+  }
+  return resolve.call(this, request, ...rest);
+};
