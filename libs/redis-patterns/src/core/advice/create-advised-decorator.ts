@@ -27,7 +27,11 @@ export function createAdvisedDecorator<TOptions>(advisor: Type<MethodAdvisor<TOp
     }
     const methodName = String(propertyKey);
     const wrapper = function (this: object, ...args: unknown[]): Promise<unknown> {
-      return resolveBoundMethod(this, methodName)(this, args);
+      try {
+        return resolveBoundMethod(this, methodName)(this, args);
+      } catch (error) {
+        return Promise.reject(error);
+      }
     };
     Object.defineProperty(wrapper, 'name', { value: current.name });
     Object.defineProperty(wrapper, ORIGINAL_METHOD, { value: current });
