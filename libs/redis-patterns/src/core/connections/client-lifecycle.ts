@@ -21,10 +21,10 @@ export function watchClientEvents(client: Redis | Cluster, name: string, secrets
     const more = suppressed > 0 ? ` (${suppressed} similar errors not logged)` : '';
     lastErrorLog = now;
     suppressed = 0;
-    logger.warn(`Redis connection "${name}" error: ${redactSecrets(error.message, secrets)}${more}`, 'RedisPatterns');
+    logger.warn(`Redis connection "${name}" error: ${redactSecrets(error.message, secrets)}${more}`);
   });
-  client.on('ready', () => logger.debug?.(`Redis connection "${name}" ready`, 'RedisPatterns'));
-  client.on('reconnecting', () => logger.debug?.(`Redis connection "${name}" reconnecting`, 'RedisPatterns'));
+  client.on('ready', () => logger.debug?.(`Redis connection "${name}" ready`));
+  client.on('reconnecting', () => logger.debug?.(`Redis connection "${name}" reconnecting`));
 }
 
 /**
@@ -51,8 +51,6 @@ export async function waitUntilReady(managed: ManagedClient, timeoutMs: number, 
   if (!ready) {
     logger.error(
       `Redis connection "${name}" (${managed.endpoint}) is not ready after ${timeoutMs} ms; continuing, patterns apply their outage policies until it is.`,
-      undefined,
-      'RedisPatterns',
     );
   }
 }

@@ -1,0 +1,36 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { AppModule } from './app.module';
+import { EmbeddedRedis } from './embedded-redis';
+
+async function bootstrap(): Promise<void> {
+  const logger = new Logger('SampleApi');
+  const embedded = process.env.REDIS_URL ? undefined : await EmbeddedRedis.start();
+  if (embedded) {
+    process.env.REDIS_URL = embedded.url;
+    logger.log(`REDIS_URL is unset: started a throwaway redis-server at ${embedded.url}`);
+  }
+  const app = await NestFactory.create(AppModule);
+  // Signals are handled here rather than by enableShutdownHooks() so that the embedded server stops only after
+  // app.close() has run every shutdown hook (consumers drained, locks released, connections quit).
+  let closing = false;
+  const shutdown = async (signal: NodeJS.Signals): Promise<void> => {
+    if (closing) return;
+    closing = true;
+    logger.log(`${signal} received: closing`);
+    await app.close();
+    await embedded?.stop();
+    process.exit(0);
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+  const port = Number(process.env.PORT ?? 3000);
+  await app.listen(port);
+  logger.log(`Sample API listening on http://127.0.0.1:${port}`);
+}
+
+void bootstrap().catch((error: unknown) => {
+  new Logger('SampleApi').error(error instanceof Error ? error.stack : String(error));
+  process.exit(1);
+});

@@ -1,0 +1,45 @@
+import type { HttpMappableError, HttpResponseSpec } from './http-mappable';
+
+/**
+ * Why a lock was not acquired:
+ * - `contention`: another holder kept it for the whole wait;
+ * - `unavailable`: Redis did not answer in time or refused (locks fail closed: nothing runs unlocked);
+ * - `replication`: fewer replicas than `lock.waitReplicas` acknowledged the lock, so it was given back;
+ * - `expired`: the lock was granted but its validity was used up before the reply arrived;
+ * - `shutdown`: the application is closing and hands out no new locks.
+ */
+export type LockFailureReason = 'contention' | 'unavailable' | 'replication' | 'expired' | 'shutdown';
+
+/**
+ * Thrown by `LockService.acquire`, `using` and `@WithLock` when the lock could not be taken. On an HTTP handler it
+ * answers 409 Conflict with `Retry-After` on contention, and 503 Service Unavailable when Redis is unreachable.
+ */
+export class LockNotAcquiredError extends Error implements HttpMappableError {
+  constructor(
+    readonly resource: string,
+    readonly reason: LockFailureReason,
+    /** A hint of when to retry, in ms (the holder's remaining TTL on contention). */
+    readonly retryAfterMs: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`Lock "${resource}" was not acquired (${reason}).`, options);
+  }
+
+  override get name(): string {
+    return this.constructor.name;
+  }
+
+  toHttpResponse(): HttpResponseSpec {
+    const retryAfter = String(Math.max(1, Math.ceil(this.retryAfterMs / 1000)));
+    const status = this.reason === 'contention' ? 409 : 503;
+    return {
+      status,
+      headers: { 'Retry-After': retryAfter },
+      body: {
+        statusCode: status,
+        error: status === 409 ? 'Conflict' : 'Service Unavailable',
+        message: this.reason === 'contention' ? 'The resource is locked by another operation; retry later.' : 'The resource lock is unavailable; retry later.',
+      },
+    };
+  }
+}
