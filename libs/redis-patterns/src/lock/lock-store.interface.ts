@@ -1,0 +1,24 @@
+import type { LockKeys } from './lock-keys';
+
+/** The outcome of one acquisition attempt that reached a decision. */
+export type AttemptResult =
+  | { readonly acquired: true; readonly fencingToken: number }
+  | {
+      readonly acquired: false;
+      /** `contention`: held by someone else; `replication`: taken but not acknowledged by enough replicas (given back). */
+      readonly reason: 'contention' | 'replication';
+      /** When the current holder's lock expires at the latest, in ms (0 when unknown). */
+      readonly retryAfterMs: number;
+    };
+
+/**
+ * Where locks live: one Redis deployment, or a quorum of independent masters. Every method is one round trip per
+ * node and rejects when the store cannot decide (timeout, connection down, quorum impossible); callers fail closed.
+ */
+export interface LockStore {
+  attempt(keys: LockKeys, token: string, ttlMs: number): Promise<AttemptResult>;
+  /** True when the lock was still ours and now lives `ttlMs` more; false when it is gone or someone else's. */
+  extend(keys: LockKeys, token: string, ttlMs: number): Promise<boolean>;
+  /** True when the lock was ours and is deleted; false when it was already gone or someone else's. */
+  release(keys: LockKeys, token: string): Promise<boolean>;
+}

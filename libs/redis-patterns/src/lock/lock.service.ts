@@ -1,0 +1,205 @@
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService } from '@nestjs/common';
+import { RedisConnections } from '../core/connections/redis-connections';
+import { KeyBuilder } from '../core/keys/key-builder';
+import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
+import { InvalidArgumentError } from '../errors/invalid-argument.error';
+import { InvalidOptionsError } from '../errors/invalid-options.error';
+import { LockLostError } from '../errors/lock-lost.error';
+import { type LockFailureReason, LockNotAcquiredError } from '../errors/lock-not-acquired.error';
+import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
+import { AutoExtender } from './auto-extender';
+import { backoffDelayMs, LocalWaiters } from './backoff';
+import { Lock, type LockContext } from './lock';
+import { checkMs, checkResource, lockKeys } from './lock-keys';
+import { type ResolvedLockOptions, resolveLockOptions } from './lock-options';
+import type { LockStore } from './lock-store.interface';
+import { QuorumLockStore } from './quorum-lock-store';
+import { SingleLockStore } from './single-lock-store';
+
+/** Options of `tryAcquire`. */
+export interface TryAcquireOptions {
+  /** Lock TTL in ms (default `lock.defaultTtlMs`). */
+  ttlMs?: number;
+}
+
+/** Options of `acquire` and `using`. */
+export interface AcquireOptions extends TryAcquireOptions {
+  /** How long to wait for a held lock, in ms (default 0: one attempt). */
+  waitMs?: number;
+}
+
+/** The work of `using()`: `signal` aborts (reason: a LockLostError) as soon as the lock is known to be lost. */
+export type LockedWork<T> = (signal: AbortSignal, lock: Lock) => Promise<T> | T;
+
+type Failure = { readonly reason: LockFailureReason; readonly retryAfterMs: number };
+
+/**
+ * Distributed locks on Redis: SET NX PX with a random owner token and a fencing token (acquire = 1 round trip),
+ * compare-and-delete release (1 round trip), compare-and-PEXPIRE extension, auto-extension in `using()`, and an
+ * optional Redlock quorum. It fails closed: when Redis cannot answer, acquisition throws and nothing runs.
+ *
+ * @example
+ * await locks.using(`invoice:${id}`, async (signal, lock) => {
+ *   await ledger.write(entry, { fencingToken: lock.fencingToken, signal });
+ * }, { ttlMs: 10_000, waitMs: 2_000 });
+ */
+@Injectable()
+export class LockService implements BeforeApplicationShutdown {
+  private readonly options: ResolvedLockOptions;
+  private readonly store: LockStore;
+  private readonly logger: LoggerService;
+  private readonly held = new Set<Lock>();
+  private readonly running = new Map<Promise<unknown>, { lock: Lock; abort: (reason: LockLostError) => void }>();
+  private readonly waiters = new LocalWaiters();
+  private readonly context: LockContext;
+  private closing = false;
+
+  constructor(
+    @Inject(RESOLVED_OPTIONS) private readonly moduleOptions: ResolvedRedisPatternsOptions,
+    connections: RedisConnections,
+    private readonly keys: KeyBuilder,
+  ) {
+    this.options = resolveLockOptions(moduleOptions.lock);
+    this.logger = moduleOptions.logger ?? new Logger('LockService');
+    const { redlock, waitReplicas, waitTimeoutMs } = this.options;
+    if (waitReplicas > 0 && waitTimeoutMs >= moduleOptions.commandTimeoutMs) {
+      throw new InvalidOptionsError('lock.waitTimeoutMs', `an integer below commandTimeoutMs (${moduleOptions.commandTimeoutMs}) (ms)`, String(waitTimeoutMs));
+    }
+    this.store = redlock
+      ? new QuorumLockStore(redlock.connections.map((name) => connections.get(name)), this.options.fenceTtlMs, redlock.nodeTimeoutMs)
+      : new SingleLockStore(connections.get(this.options.connection), this.options.fenceTtlMs, { replicas: waitReplicas, timeoutMs: waitTimeoutMs });
+    const driftFactor = this.options.driftFactor;
+    this.context = {
+      store: this.store,
+      driftMs: (ttlMs) => Math.ceil(ttlMs * driftFactor) + 2,
+      forget: (lock) => {
+        this.held.delete(lock);
+        this.waiters.wakeOne(lock.keys.lock);
+      },
+    };
+  }
+
+  /**
+   * One attempt (one round trip): the lock, or null when another holder has it. Rejects with
+   * {@link LockNotAcquiredError} (reason `unavailable`) when Redis does not answer within the command timeout.
+   */
+  async tryAcquire(resource: string, options: TryAcquireOptions = {}): Promise<Lock | null> {
+    const outcome = await this.attempt(checkResource(resource), this.ttlOf(options));
+    return outcome instanceof Lock ? outcome : null;
+  }
+
+  /**
+   * Acquires the lock, waiting up to `waitMs` with exponential backoff and jitter (never longer than the holder's
+   * remaining TTL; a release by this process wakes a local waiter at once). Rejects with
+   * {@link LockNotAcquiredError} when the wait ends or Redis is unavailable. Never returns an expired lock.
+   */
+  async acquire(resource: string, options: AcquireOptions = {}): Promise<Lock> {
+    checkResource(resource);
+    const ttlMs = this.ttlOf(options);
+    const waitMs = options.waitMs === undefined ? 0 : checkMs(options.waitMs, 'waitMs', 0);
+    const deadline = performance.now() + waitMs;
+    const key = lockKeys(this.keys, resource).lock;
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await this.attempt(resource, ttlMs);
+      if (outcome instanceof Lock) return outcome;
+      const left = deadline - performance.now();
+      if (left <= 0) throw new LockNotAcquiredError(resource, outcome.reason, outcome.retryAfterMs);
+      const holderLeft = outcome.retryAfterMs > 0 ? outcome.retryAfterMs + 1 : Number.POSITIVE_INFINITY;
+      await this.waiters.sleep(key, Math.min(backoffDelayMs(attempt, this.options.retryDelayMs, this.options.maxRetryDelayMs), left, holderLeft));
+    }
+  }
+
+  /**
+   * Runs `work` under the lock: acquires it (see {@link LockService.acquire}), extends it every
+   * `ttlMs × autoExtendRatio` while `work` runs, aborts `signal` with a {@link LockLostError} as soon as the lock
+   * is known lost (an extension finds it gone, or its validity ends without one), and releases it when `work`
+   * settles. The result or error of `work` propagates unchanged; a failed release is logged, never thrown.
+   */
+  async using<T>(resource: string, work: LockedWork<T>, options: AcquireOptions = {}): Promise<T> {
+    if (typeof work !== 'function') throw new InvalidArgumentError('work', 'expected a function (signal, lock) => result');
+    const lock = await this.acquire(resource, options);
+    return this.runHeld(lock, work);
+  }
+
+  /** @internal Runs work under an already acquired lock, with auto-extension, then releases it. */
+  runHeld<T>(lock: Lock, work: LockedWork<T>): Promise<T> {
+    const controller = new AbortController();
+    const intervalMs = Math.max(1, Math.floor(lock.ttlMs * this.options.autoExtendRatio));
+    const extender = new AutoExtender(lock, lock.ttlMs, intervalMs, (reason) => controller.abort(reason), this.logger);
+    extender.start();
+    const run = (async () => {
+      try {
+        return await work(controller.signal, lock);
+      } finally {
+        extender.stop();
+        await this.releaseQuietly(lock);
+      }
+    })();
+    const entry = { lock, abort: (reason: LockLostError) => controller.abort(reason) };
+    this.running.set(run, entry);
+    void run.then(
+      () => this.running.delete(run),
+      () => this.running.delete(run),
+    );
+    return run;
+  }
+
+  /** Locks this instance holds now (for diagnostics). */
+  heldLocks(): readonly Lock[] {
+    return [...this.held];
+  }
+
+  /**
+   * At shutdown: refuse new locks, give running `using()` work up to `shutdownTimeoutMs` to finish, abort the
+   * rest, then release every lock still held — before the connections close.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    this.waiters.wakeAll();
+    if (this.running.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.moduleOptions.shutdownTimeoutMs)));
+      await Promise.race([Promise.allSettled([...this.running.keys()]), grace]);
+      clearTimeout(timer);
+      for (const { lock, abort } of this.running.values()) abort(new LockLostError(lock.resource, 'the application is shutting down'));
+    }
+    await Promise.allSettled([...this.held].map((lock) => this.releaseQuietly(lock)));
+  }
+
+  private async attempt(resource: string, ttlMs: number): Promise<Lock | Failure> {
+    if (this.closing) throw new LockNotAcquiredError(resource, 'shutdown', 1000);
+    const keys = lockKeys(this.keys, resource);
+    const token = randomBytes(16).toString('base64url');
+    const startedAt = performance.now();
+    let result;
+    try {
+      result = await this.store.attempt(keys, token, ttlMs);
+    } catch (error) {
+      // Fail closed (invariant 6): no answer means no lock, never "probably free".
+      throw new LockNotAcquiredError(resource, 'unavailable', 1000, { cause: error });
+    }
+    if (!result.acquired) return result;
+    const lock = new Lock(resource, token, result.fencingToken, keys, ttlMs, startedAt, this.context);
+    this.held.add(lock);
+    if (!lock.isHeld) {
+      // The reply came back after the lock's validity: it may already be someone else's. Give it back.
+      await this.releaseQuietly(lock);
+      return { reason: 'expired', retryAfterMs: 0 };
+    }
+    return lock;
+  }
+
+  private async releaseQuietly(lock: Lock): Promise<void> {
+    try {
+      await lock.release();
+    } catch (error) {
+      this.logger.warn?.(`Could not release lock "${lock.resource}" (it expires with its TTL): ${(error as Error).message}`, 'LockService');
+    }
+  }
+
+  private ttlOf(options: TryAcquireOptions): number {
+    return options.ttlMs === undefined ? this.options.defaultTtlMs : checkMs(options.ttlMs, 'ttlMs', 1);
+  }
+}

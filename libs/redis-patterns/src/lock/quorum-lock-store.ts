@@ -1,0 +1,99 @@
+import type { RedisClient } from '../core/connections/redis-connections';
+import { runScript } from '../core/scripts/redis-script';
+import type { LockKeys } from './lock-keys';
+import type { AttemptResult, LockStore } from './lock-store.interface';
+import { ACQUIRE_LOCK_SCRIPT } from './scripts/acquire-lock.script';
+import { EXTEND_LOCK_SCRIPT } from './scripts/extend-lock.script';
+import { RELEASE_LOCK_SCRIPT } from './scripts/release-lock.script';
+import { toAttemptResult } from './single-lock-store';
+
+/** Raised when too many nodes failed (errors or timeouts) for a quorum to be possible: the caller fails closed. */
+export class QuorumUnreachableError extends Error {
+  constructor(failed: number, total: number, options?: { cause?: unknown }) {
+    super(`${failed} of ${total} Redlock nodes did not answer: no quorum is possible.`, options);
+  }
+
+  override get name(): string {
+    return this.constructor.name;
+  }
+}
+
+/**
+ * Redlock: a lock is held when a majority (⌊N/2⌋+1) of independent masters granted it. Commands go to every node
+ * at once, each bounded by `nodeTimeoutMs` so a frozen node costs one vote, not the caller's whole deadline.
+ * A failed attempt gives back the votes it got, on every node. Validity (TTL minus elapsed time and drift) is
+ * computed by the caller from the start of the attempt.
+ *
+ * The fencing token is the largest token of the granting nodes. Any two quorums share a node, whose counter
+ * increased; but the largest token may come from another node, so across holders tokens increase only as far as
+ * the nodes' clocks agree (the acquire script floors tokens at server time). Strict fencing: use one deployment.
+ */
+export class QuorumLockStore implements LockStore {
+  private readonly quorum: number;
+
+  constructor(
+    private readonly clients: readonly RedisClient[],
+    private readonly fenceTtlMs: number,
+    private readonly nodeTimeoutMs: number,
+  ) {
+    this.quorum = Math.floor(clients.length / 2) + 1;
+  }
+
+  async attempt(keys: LockKeys, token: string, ttlMs: number): Promise<AttemptResult> {
+    const outcomes = await this.onEveryNode((client) =>
+      runScript(client, ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], [token, ttlMs, this.fenceTtlMs]),
+    );
+    let votes = 0;
+    let fencingToken = 0;
+    let retryAfterMs = 0;
+    for (const outcome of outcomes) {
+      if (outcome.status !== 'fulfilled') continue;
+      const result = toAttemptResult(outcome.value);
+      if (result.acquired) {
+        votes++;
+        fencingToken = Math.max(fencingToken, result.fencingToken);
+      } else {
+        retryAfterMs = Math.max(retryAfterMs, result.retryAfterMs);
+      }
+    }
+    if (votes >= this.quorum) return { acquired: true, fencingToken };
+    // No majority: free the minority we got at once instead of letting it block others until it expires.
+    await this.release(keys, token).catch(() => false);
+    this.assertQuorumPossible(outcomes);
+    return { acquired: false, reason: 'contention', retryAfterMs };
+  }
+
+  async extend(keys: LockKeys, token: string, ttlMs: number): Promise<boolean> {
+    const outcomes = await this.onEveryNode((client) => runScript(client, EXTEND_LOCK_SCRIPT, [keys.lock], [token, ttlMs]));
+    const votes = outcomes.filter((o) => o.status === 'fulfilled' && o.value === 1).length;
+    if (votes >= this.quorum) return true;
+    this.assertQuorumPossible(outcomes);
+    return false;
+  }
+
+  /** Sent to every node, including those that did not grant the lock: a vote may have landed after a timeout. */
+  async release(keys: LockKeys, token: string): Promise<boolean> {
+    const outcomes = await this.onEveryNode((client) => runScript(client, RELEASE_LOCK_SCRIPT, [keys.lock], [token]));
+    if (outcomes.every((o) => o.status === 'rejected')) throw new QuorumUnreachableError(outcomes.length, outcomes.length, { cause: (outcomes[0] as PromiseRejectedResult).reason });
+    return outcomes.some((o) => o.status === 'fulfilled' && o.value === 1);
+  }
+
+  private assertQuorumPossible(outcomes: PromiseSettledResult<unknown>[]): void {
+    const failed = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (outcomes.length - failed.length < this.quorum) {
+      throw new QuorumUnreachableError(failed.length, outcomes.length, { cause: failed[0]?.reason });
+    }
+  }
+
+  private onEveryNode<T>(command: (client: RedisClient) => Promise<T>): Promise<PromiseSettledResult<T>[]> {
+    return Promise.allSettled(this.clients.map((client) => withDeadline(command(client), this.nodeTimeoutMs)));
+  }
+}
+
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redlock node did not answer within ${ms} ms.`)), ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}

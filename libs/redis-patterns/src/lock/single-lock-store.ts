@@ -1,0 +1,62 @@
+import type { RedisClient } from '../core/connections/redis-connections';
+import { type RedisScript, runScript } from '../core/scripts/redis-script';
+import type { LockKeys } from './lock-keys';
+import type { AttemptResult, LockStore } from './lock-store.interface';
+import { ACQUIRE_LOCK_SCRIPT } from './scripts/acquire-lock.script';
+import { EXTEND_LOCK_SCRIPT } from './scripts/extend-lock.script';
+import { RELEASE_LOCK_SCRIPT } from './scripts/release-lock.script';
+
+/** Locks on one Redis deployment (standalone, sentinel-managed or cluster): acquire = 1 round trip, release = 1. */
+export class SingleLockStore implements LockStore {
+  constructor(
+    private readonly client: RedisClient,
+    private readonly fenceTtlMs: number,
+    private readonly replication: { readonly replicas: number; readonly timeoutMs: number } = { replicas: 0, timeoutMs: 0 },
+  ) {}
+
+  async attempt(keys: LockKeys, token: string, ttlMs: number): Promise<AttemptResult> {
+    const args = [token, ttlMs, this.fenceTtlMs];
+    if (this.replication.replicas === 0) {
+      return toAttemptResult(await runScript(this.client, ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], args));
+    }
+    // WAIT must follow the script on the same connection (it counts replicas that acknowledged this connection's
+    // writes), so both go in one pipeline: one round trip plus the replication delay.
+    ensureDefined(this.client, ACQUIRE_LOCK_SCRIPT);
+    const pipeline = this.client.pipeline() as unknown as Record<string, (...a: unknown[]) => unknown> & { exec(): Promise<Array<[Error | null, unknown]>> };
+    pipeline[ACQUIRE_LOCK_SCRIPT.commandName](keys.lock, keys.fence, ...args);
+    pipeline.wait(this.replication.replicas, this.replication.timeoutMs);
+    const [[scriptError, reply], [waitError, acks]] = await pipeline.exec();
+    if (scriptError) throw scriptError;
+    const result = toAttemptResult(reply as [number, string | number]);
+    if (!result.acquired) return result;
+    if (waitError || Number(acks) < this.replication.replicas) {
+      // Not durable enough to survive a failover: give it back rather than hand out a lock a promoted replica
+      // would not know about.
+      await this.release(keys, token);
+      if (waitError) throw waitError;
+      return { acquired: false, reason: 'replication', retryAfterMs: 0 };
+    }
+    return result;
+  }
+
+  async extend(keys: LockKeys, token: string, ttlMs: number): Promise<boolean> {
+    return (await runScript(this.client, EXTEND_LOCK_SCRIPT, [keys.lock], [token, ttlMs])) === 1;
+  }
+
+  async release(keys: LockKeys, token: string): Promise<boolean> {
+    return (await runScript(this.client, RELEASE_LOCK_SCRIPT, [keys.lock], [token])) === 1;
+  }
+}
+
+/** Parses the acquire script's reply. */
+export function toAttemptResult(reply: [number, string | number]): AttemptResult {
+  if (Number(reply[0]) === 1) return { acquired: true, fencingToken: Number(reply[1]) };
+  return { acquired: false, reason: 'contention', retryAfterMs: Math.max(0, Number(reply[1])) };
+}
+
+/** Defines a script's command on a client so a pipeline created afterwards carries it. */
+function ensureDefined(client: RedisClient, script: RedisScript<unknown>): void {
+  if (typeof (client as unknown as Record<string, unknown>)[script.commandName] !== 'function') {
+    client.defineCommand(script.commandName, { lua: script.lua, numberOfKeys: script.numberOfKeys });
+  }
+}
