@@ -1,5 +1,14 @@
 // Public surface of this pattern: explicit named exports (`export type` for interfaces).
 export { STRUCTURES_PROVIDERS } from './structures.providers';
+export { SessionStore } from './session-store';
+export type { CreateSessionOptions, TouchSessionOptions } from './session-store';
+export type { SessionData } from './session-codec';
+export { Leaderboard } from './leaderboard';
+export type { LeaderboardEntry, LeaderboardPeriod, LeaderboardScope, LeaderboardWriteOptions } from './leaderboard.types';
+export type { DayInput } from './leaderboard-period';
+export { UniqueCounter } from './unique-counter';
+export { CappedList } from './capped-list';
+export type { CappedPushOptions } from './capped-list';
 export type { SessionsOptions } from './sessions-options';
 export type { LeaderboardOptions } from './leaderboard-options';
 export type { UniqueCounterOptions } from './unique-counter-options';

@@ -1,0 +1,76 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { RedisConnections, type RedisClient } from '../core/connections/redis-connections';
+import { KeyBuilder } from '../core/keys/key-builder';
+import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
+import { runScript } from '../core/scripts/redis-script';
+import { InvalidArgumentError } from '../errors/invalid-argument.error';
+import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
+import { CAPPED_LIST_DEFAULTS } from './capped-list-options';
+import { CAPPED_LIST_PUSH } from './scripts/capped-list-push.script';
+import { checkCount, checkIndex, checkName, ttlMs } from './structure-args';
+
+/** Options of {@link CappedList.push}. */
+export interface CappedPushOptions {
+  /** How many newest items to keep; default `cappedList.defaultMaxLength` (100). */
+  maxLength?: number;
+  /** TTL in seconds, renewed by this push; default `cappedList.defaultTtl` (one day). */
+  ttl?: number;
+}
+
+/**
+ * Capped lists, newest first: activity feeds, "recently viewed", the last N events. Items are stored as JSON.
+ *
+ * @example
+ * await feed.push('user:42', { type: 'login', at: Date.now() }, { maxLength: 50, ttl: 7 * 86_400 });
+ * const latest = await feed.range('user:42', 0, 9);
+ */
+@Injectable()
+export class CappedList {
+  private readonly client: RedisClient;
+  private readonly defaults: { defaultTtl: number; defaultMaxLength: number };
+
+  constructor(
+    connections: RedisConnections,
+    private readonly keys: KeyBuilder,
+    @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
+  ) {
+    this.client = connections.get(options.cappedList?.connection);
+    this.defaults = { ...CAPPED_LIST_DEFAULTS, ...options.cappedList };
+  }
+
+  /** Pushes one item to the head; keeps the newest `maxLength`; returns the length after trimming. */
+  async push<T>(key: string, item: T, options: CappedPushOptions = {}): Promise<number> {
+    return this.pushMany(key, [item], options);
+  }
+
+  /** Pushes several items in order (the last given is the newest), in the same single atomic step. */
+  async pushMany<T>(key: string, items: readonly T[], options: CappedPushOptions = {}): Promise<number> {
+    const list = this.listKey(key);
+    if (!Array.isArray(items) || items.length === 0 || items.length > 10_000) {
+      throw new InvalidArgumentError('items', 'expected 1 to 10000 items');
+    }
+    const maxLength = options.maxLength === undefined ? this.defaults.defaultMaxLength : checkCount(options.maxLength, 'options.maxLength', 1, 1_000_000);
+    const ttl = ttlMs(options.ttl, 'options.ttl', this.defaults.defaultTtl);
+    const encoded = items.map((item, i) => {
+      const json = JSON.stringify(item);
+      if (json === undefined) throw new InvalidArgumentError(`items[${i}]`, 'expected a JSON-serialisable value');
+      return json;
+    });
+    return runScript(this.client, CAPPED_LIST_PUSH, [list], [maxLength, ttl, ...encoded]);
+  }
+
+  /** Items from index `start` to `stop` inclusive, newest first (negative indexes count from the oldest end). */
+  async range<T = unknown>(key: string, start = 0, stop = -1): Promise<T[]> {
+    const items = await this.client.lrange(this.listKey(key), checkIndex(start, 'start'), checkIndex(stop, 'stop'));
+    return items.map((item) => JSON.parse(item) as T);
+  }
+
+  /** The number of items in the list. */
+  async length(key: string): Promise<number> {
+    return this.client.llen(this.listKey(key));
+  }
+
+  private listKey(name: string): string {
+    return this.keys.key('list', checkName(name, 'key'));
+  }
+}

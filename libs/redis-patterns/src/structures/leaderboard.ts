@@ -1,0 +1,159 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { RedisConnections, type RedisClient } from '../core/connections/redis-connections';
+import { KeyBuilder } from '../core/keys/key-builder';
+import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
+import { runScript } from '../core/scripts/redis-script';
+import { InvalidArgumentError } from '../errors/invalid-argument.error';
+import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
+import { LEADERBOARD_DEFAULTS, type LeaderboardOptions } from './leaderboard-options';
+import { dayOf, weekDays } from './leaderboard-period';
+import type { LeaderboardEntry, LeaderboardScope, LeaderboardWriteOptions } from './leaderboard.types';
+import { RedisClock } from './redis-clock';
+import { LEADERBOARD_AROUND } from './scripts/leaderboard-around.script';
+import { LEADERBOARD_UNION } from './scripts/leaderboard-union.script';
+import { LEADERBOARD_WRITE } from './scripts/leaderboard-write.script';
+import { checkCount, checkName, ttlMs } from './structure-args';
+
+/**
+ * Leaderboards on sorted sets. Every key of one board name (all-time, daily, weekly) shares the hash tag
+ * `{board}`, so the weekly union is one cluster-safe command. Writes are single scripts: ZINCRBY or ZADD, TTL
+ * renewal and the optional size cap together (invariant 1). Scores are IEEE doubles; they must stay within
+ * ±(2^53 − 1), and by default be integers (`leaderboard.integerScores`).
+ *
+ * Ranks are 1-based and ordinal: members with equal scores get consecutive ranks, ordered by member name,
+ * reverse-lexicographically (Redis' ZREVRANGE order). Encode a tie-breaker in the score if you need another order.
+ *
+ * @example
+ * await leaderboard.incr('arena', 'alice', 10, { period: 'day' });
+ * const podium = await leaderboard.top('arena', 3, { period: 'week' });
+ */
+@Injectable()
+export class Leaderboard {
+  private readonly client: RedisClient;
+  private readonly settings: Required<Omit<LeaderboardOptions, 'connection' | 'maxSize'>> & { maxSize: number };
+  private readonly clock: RedisClock;
+
+  constructor(
+    connections: RedisConnections,
+    private readonly keys: KeyBuilder,
+    @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
+  ) {
+    const section = options.leaderboard ?? {};
+    this.client = connections.get(section.connection);
+    this.clock = new RedisClock(this.client);
+    this.settings = { ...LEADERBOARD_DEFAULTS, ...section, maxSize: section.maxSize ?? 0 };
+  }
+
+  /** Adds `by` (default 1) to a member's score, creating it at `by`; returns the new score. */
+  async incr(board: string, member: string, by = 1, options: LeaderboardWriteOptions = {}): Promise<number> {
+    return this.write('incr', board, member, this.checkScore(by, 'by'), options);
+  }
+
+  /** Sets a member's score; returns it. */
+  async set(board: string, member: string, score: number, options: LeaderboardWriteOptions = {}): Promise<number> {
+    return this.write('set', board, member, this.checkScore(score, 'score'), options);
+  }
+
+  /** The best `n` members, highest score first. */
+  async top(board: string, n: number, scope: LeaderboardScope = {}): Promise<LeaderboardEntry[]> {
+    return this.page(board, 0, checkCount(n, 'n', 1, 10_000), scope);
+  }
+
+  /** `limit` members from the 0-based position `offset`, highest score first (ZREVRANGE … WITHSCORES, one call). */
+  async page(board: string, offset: number, limit: number, scope: LeaderboardScope = {}): Promise<LeaderboardEntry[]> {
+    checkCount(offset, 'offset', 0, Number.MAX_SAFE_INTEGER);
+    checkCount(limit, 'limit', 1, 10_000);
+    const key = await this.readKey(board, scope);
+    const flat = await this.client.zrevrange(key, offset, offset + limit - 1, 'WITHSCORES');
+    return toEntries(flat, offset);
+  }
+
+  /** A member's 1-based rank, or `null` when it is not on the board. */
+  async rank(board: string, member: string, scope: LeaderboardScope = {}): Promise<number | null> {
+    const key = await this.readKey(board, scope);
+    const rank = await this.client.zrevrank(key, checkName(member, 'member'));
+    return rank === null ? null : rank + 1;
+  }
+
+  /** A member's score, or `null` when it is not on the board. */
+  async score(board: string, member: string, scope: LeaderboardScope = {}): Promise<number | null> {
+    const key = await this.readKey(board, scope);
+    const score = await this.client.zscore(key, checkName(member, 'member'));
+    return score === null ? null : Number(score);
+  }
+
+  /** The member and up to `n` neighbours on each side; empty when the member is not on the board. */
+  async around(board: string, member: string, n: number, scope: LeaderboardScope = {}): Promise<LeaderboardEntry[]> {
+    checkCount(n, 'n', 0, 5_000);
+    const key = await this.readKey(board, scope);
+    const reply = await runScript(this.client, LEADERBOARD_AROUND, [key], [checkName(member, 'member'), n]);
+    if (reply.length === 0) return [];
+    const [start, ...flat] = reply;
+    return toEntries(flat.map(String), Number(start));
+  }
+
+  /** The number of members on the board. */
+  async size(board: string, scope: LeaderboardScope = {}): Promise<number> {
+    return this.client.zcard(await this.readKey(board, scope));
+  }
+
+  /** Removes members; returns how many were on the board. */
+  async remove(board: string, members: string | string[], scope: Omit<LeaderboardScope, 'period'> & { period?: 'all' | 'day' } = {}): Promise<number> {
+    const list = (Array.isArray(members) ? members : [members]).map((m, i) => checkName(m, `members[${i}]`));
+    if (list.length === 0) return 0;
+    return this.client.zrem(await this.readKey(board, scope), ...list);
+  }
+
+  private async write(mode: 'incr' | 'set', board: string, member: string, value: number, options: LeaderboardWriteOptions): Promise<number> {
+    if ((options.period as string) === 'week') {
+      throw new InvalidArgumentError('options.period', "a weekly board is computed from daily boards: write with period 'day'");
+    }
+    checkName(member, 'member');
+    const daily = options.period === 'day';
+    const ttl = ttlMs(options.ttl, 'options.ttl', daily ? this.settings.dailyTtl : this.settings.defaultTtl);
+    const key = await this.readKey(board, options);
+    try {
+      const reply = await runScript(this.client, LEADERBOARD_WRITE, [key], [mode, String(value), ttl, this.settings.maxSize, member]);
+      return Number(reply);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : '';
+      if (message.startsWith('SCORE_RANGE')) {
+        const wouldBe = message.split(' ')[1];
+        throw new InvalidArgumentError(mode === 'incr' ? 'by' : 'score', `the score would be ${wouldBe}, outside ±(2^53 - 1) where doubles stop being exact`);
+      }
+      throw error;
+    }
+  }
+
+  private checkScore(value: unknown, argument: string): number {
+    const integer = this.settings.integerScores;
+    if (typeof value !== 'number' || !Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER || (integer && !Number.isInteger(value))) {
+      throw new InvalidArgumentError(
+        argument,
+        `expected ${integer ? 'an integer' : 'a finite number'} within ±(2^53 - 1)${integer ? ' (set leaderboard.integerScores: false for fractional scores)' : ''}`,
+      );
+    }
+    return value;
+  }
+
+  /** The key a call addresses; a weekly board is (re)computed from its daily boards first. */
+  private async readKey(board: string, scope: LeaderboardScope): Promise<string> {
+    const group = this.keys.slotGroup('lb', checkName(board, 'board'));
+    const period = scope.period ?? 'all';
+    if (period === 'all') return group;
+    if (period !== 'day' && period !== 'week') throw new InvalidArgumentError('period', "expected 'all', 'day' or 'week'");
+    const day = scope.at === undefined ? dayOf(new Date(await this.clock.now()), 'at') : dayOf(scope.at, 'at');
+    if (period === 'day') return this.keys.member(group, `day:${day}`);
+    const days = weekDays(day);
+    const weekKey = this.keys.member(group, `week:${days[0]}`);
+    const dayKeys = days.map((d) => this.keys.member(group, `day:${d}`));
+    await runScript(this.client, LEADERBOARD_UNION, [weekKey, ...dayKeys], [this.settings.weekTtl * 1000]);
+    return weekKey;
+  }
+}
+
+function toEntries(flat: string[], offset: number): LeaderboardEntry[] {
+  const entries: LeaderboardEntry[] = [];
+  for (let i = 0; i < flat.length; i += 2) entries.push({ member: flat[i], score: Number(flat[i + 1]), rank: offset + i / 2 + 1 });
+  return entries;
+}

@@ -1,0 +1,28 @@
+import type { DayInput } from './leaderboard-period';
+
+/** One ranked member of a board. `rank` is 1-based: the highest score is rank 1. */
+export interface LeaderboardEntry {
+  member: string;
+  score: number;
+  rank: number;
+}
+
+/**
+ * Which board of a name: `'all'` (default, the all-time board), `'day'` (a daily board) or `'week'` (read only:
+ * the sum of the seven daily boards of an ISO week, Monday to Sunday, UTC).
+ */
+export type LeaderboardPeriod = 'all' | 'day' | 'week';
+
+/** Selects the board a call reads or writes. */
+export interface LeaderboardScope {
+  period?: LeaderboardPeriod;
+  /** The day (or a day of the week) of a `'day'` / `'week'` board; default: today, on the Redis server's clock (UTC). */
+  at?: DayInput;
+}
+
+/** Options of the writes (`incr`, `set`). */
+export interface LeaderboardWriteOptions extends LeaderboardScope {
+  period?: 'all' | 'day';
+  /** TTL in seconds, renewed by this write; default `leaderboard.defaultTtl` (all-time) or `dailyTtl` (daily). */
+  ttl?: number;
+}

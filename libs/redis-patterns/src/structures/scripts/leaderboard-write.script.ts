@@ -1,0 +1,41 @@
+import { defineScript } from '../../core/scripts/redis-script';
+
+/**
+ * Increments (ZINCRBY, never read-modify-write) or sets a member's score, range-checked first, then renews the
+ * board's TTL and trims it to its best `maxSize` members — one atomic step. A write that would leave the exact
+ * integer range of a double (|score| > 2^53 - 1) is refused and writes nothing (RELIABILITY LB-2).
+ *
+ * KEYS[1]  the board (sorted set)
+ * ARGV[1]  'incr' or 'set'
+ * ARGV[2]  the increment or the score
+ * ARGV[3]  TTL in ms
+ * ARGV[4]  maxSize, 0 for unbounded
+ * ARGV[5]  the member
+ * Returns  the new score as a string, or the error `SCORE_RANGE <would-be score>`.
+ */
+export const LEADERBOARD_WRITE = defineScript<string>(
+  'leaderboard_write',
+  1,
+  `
+local limit = 9007199254740991
+local value = tonumber(ARGV[2])
+local score = value
+if ARGV[1] == 'incr' then
+  local current = redis.call('ZSCORE', KEYS[1], ARGV[5])
+  if current then score = tonumber(current) + value end
+end
+if score > limit or score < -limit then
+  return redis.error_reply('SCORE_RANGE ' .. string.format('%.17g', score))
+end
+local reply = ARGV[2]
+if ARGV[1] == 'incr' then
+  reply = redis.call('ZINCRBY', KEYS[1], ARGV[2], ARGV[5])
+else
+  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[5])
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+local maxSize = tonumber(ARGV[4])
+if maxSize > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -maxSize - 1) end
+return reply
+`,
+);

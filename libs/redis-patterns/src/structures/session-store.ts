@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { RedisConnections, type RedisClient } from '../core/connections/redis-connections';
+import { KeyBuilder } from '../core/keys/key-builder';
+import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
+import { runScript } from '../core/scripts/redis-script';
+import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
+import { decodeFields, encodeFields, type SessionData } from './session-codec';
+import { SESSION_DEFAULTS } from './sessions-options';
+import { SESSION_CREATE } from './scripts/session-create.script';
+import { SESSION_TOUCH } from './scripts/session-touch.script';
+import { SESSION_UPDATE } from './scripts/session-update.script';
+import { checkName, ttlMs } from './structure-args';
+
+/** Options of {@link SessionStore.create}. */
+export interface CreateSessionOptions {
+  /** Idle (sliding) lifetime in seconds; default `sessions.defaultTtl` (one day). */
+  ttlSeconds?: number;
+  /** Absolute lifetime in seconds from now, never extended by `touch`; default `sessions.maxLifetime` (none). */
+  maxLifetimeSeconds?: number;
+}
+
+/** Options of {@link SessionStore.touch}. */
+export interface TouchSessionOptions {
+  /** Idle lifetime to apply now, in seconds; default: the session's own TTL from `create`. */
+  ttlSeconds?: number;
+}
+
+/**
+ * Server-side sessions stored as one Redis hash per session, one hash field per session field.
+ *
+ * - `create` writes the hash and its TTL in one script (invariant 1) and returns a 256-bit random id.
+ * - `update` writes only the fields it is given (HSET/HDEL), so concurrent requests that change different fields
+ *   never lose each other's writes; it never creates a session, so nothing resurrects one after `destroy`.
+ * - `touch` slides the idle TTL, capped by the absolute lifetime on the server clock.
+ *
+ * Redis errors propagate: a session read that fails is never treated as "anonymous" (fail closed).
+ *
+ * @example
+ * const id = await sessions.create({ userId: 42 }, { ttlSeconds: 1800, maxLifetimeSeconds: 43_200 });
+ * await sessions.update(id, { cart: ['sku-1'] });
+ * await sessions.touch(id);
+ */
+@Injectable()
+export class SessionStore {
+  private readonly client: RedisClient;
+  private readonly defaultTtl: number;
+  private readonly maxLifetime?: number;
+
+  constructor(
+    connections: RedisConnections,
+    private readonly keys: KeyBuilder,
+    @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
+  ) {
+    this.client = connections.get(options.sessions?.connection);
+    this.defaultTtl = options.sessions?.defaultTtl ?? SESSION_DEFAULTS.defaultTtl;
+    this.maxLifetime = options.sessions?.maxLifetime;
+  }
+
+  /** Creates a session holding `data`; returns its id (43 base64url characters, 256 random bits). */
+  async create(data: SessionData = {}, options: CreateSessionOptions = {}): Promise<string> {
+    // Fields given as `undefined` are simply not stored.
+    const { set } = encodeFields(data, 'data');
+    const ttl = ttlMs(options.ttlSeconds, 'options.ttlSeconds', this.defaultTtl);
+    const life = options.maxLifetimeSeconds ?? this.maxLifetime;
+    const lifeMs = life === undefined ? 0 : ttlMs(life, 'options.maxLifetimeSeconds', 0);
+    // A collision of 256-bit random ids is not a practical event; the script refuses to overwrite one anyway.
+    for (;;) {
+      const id = randomBytes(32).toString('base64url');
+      const created = await runScript(this.client, SESSION_CREATE, [this.key(id)], [ttl, lifeMs, ...set]);
+      if (created === 1) return id;
+    }
+  }
+
+  /** The session's data, or `null` when it does not exist (never created, expired or destroyed). */
+  async get<T extends SessionData = SessionData>(id: string): Promise<T | null> {
+    const hash = await this.client.hgetall(this.key(checkName(id, 'id')));
+    if (Object.keys(hash).length === 0) return null;
+    return decodeFields(hash) as T;
+  }
+
+  /**
+   * Sets the fields of `patch` (a field set to `undefined` is removed) and leaves every other field alone.
+   * Does not change the TTL. Returns `false`, writing nothing, when the session does not exist.
+   */
+  async update(id: string, patch: SessionData): Promise<boolean> {
+    const key = this.key(checkName(id, 'id'));
+    const { set, remove } = encodeFields(patch, 'patch');
+    const updated = await runScript(this.client, SESSION_UPDATE, [key], [set.length / 2, ...set, ...remove]);
+    return updated === 1;
+  }
+
+  /**
+   * Slides the expiration: the session lives `ttlSeconds` (default: its own TTL from `create`) from now, but never
+   * past its absolute lifetime. Returns `false` when the session does not exist.
+   */
+  async touch(id: string, options: TouchSessionOptions = {}): Promise<boolean> {
+    const key = this.key(checkName(id, 'id'));
+    const ttl = options.ttlSeconds === undefined ? 0 : ttlMs(options.ttlSeconds, 'options.ttlSeconds', 0);
+    return (await runScript(this.client, SESSION_TOUCH, [key], [ttl])) > 0;
+  }
+
+  /** Deletes the session; later `update` and `touch` calls find nothing. Returns whether it existed. */
+  async destroy(id: string): Promise<boolean> {
+    return (await this.client.del(this.key(checkName(id, 'id')))) === 1;
+  }
+
+  private key(id: string): string {
+    return this.keys.key('session', id);
+  }
+}

@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { RedisConnections, type RedisClient } from '../core/connections/redis-connections';
+import { KeyBuilder } from '../core/keys/key-builder';
+import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
+import { runScript } from '../core/scripts/redis-script';
+import { InvalidArgumentError } from '../errors/invalid-argument.error';
+import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
+import { HLL_ADD } from './scripts/hll-add.script';
+import { HLL_FOLD } from './scripts/hll-fold.script';
+import { checkName, ttlMs } from './structure-args';
+import { UNIQUE_COUNTER_DEFAULTS } from './unique-counter-options';
+
+const MAX_ITEMS_PER_CALL = 10_000;
+
+/**
+ * Approximate distinct counts with HyperLogLog: about 12 KB per counter at most, standard error 0.81 %.
+ * Every counter carries a TTL, renewed by each `add` and `merge`.
+ *
+ * Multi-key `count` and `merge` read each source (one GET each, in parallel) and fold them into one key inside
+ * a script, so they work unchanged on a cluster where the counters live in different slots. The sources are read
+ * one by one: concurrent adds may or may not be included, which an approximate count tolerates.
+ *
+ * @example
+ * await counter.add('visitors:2026-01-05', userId);
+ * const weekly = await counter.count('visitors:2026-01-05', 'visitors:2026-01-06');
+ */
+@Injectable()
+export class UniqueCounter {
+  private readonly client: RedisClient;
+  private readonly defaultTtl: number;
+
+  constructor(
+    connections: RedisConnections,
+    private readonly keys: KeyBuilder,
+    @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
+  ) {
+    this.client = connections.get(options.uniqueCounter?.connection);
+    this.defaultTtl = options.uniqueCounter?.defaultTtl ?? UNIQUE_COUNTER_DEFAULTS.defaultTtl;
+  }
+
+  /** Adds items (default TTL); returns whether the estimate changed. */
+  async add(key: string, ...items: string[]): Promise<boolean> {
+    return this.addMany(key, items);
+  }
+
+  /** Adds items with an explicit TTL in seconds; returns whether the estimate changed. */
+  async addMany(key: string, items: readonly string[], options: { ttl?: number } = {}): Promise<boolean> {
+    const counter = this.counterKey(key, 'key');
+    if (items.length === 0 || items.length > MAX_ITEMS_PER_CALL || items.some((item) => typeof item !== 'string')) {
+      throw new InvalidArgumentError('items', `expected 1 to ${MAX_ITEMS_PER_CALL} strings`);
+    }
+    const ttl = ttlMs(options.ttl, 'options.ttl', this.defaultTtl);
+    return (await runScript(this.client, HLL_ADD, [counter], [ttl, ...items])) === 1;
+  }
+
+  /** The estimated number of distinct items in the union of the counters. */
+  async count(...keys: string[]): Promise<number> {
+    if (keys.length === 0) throw new InvalidArgumentError('keys', 'expected at least one counter name');
+    const counters = keys.map((key, i) => this.counterKey(key, `keys[${i}]`));
+    if (counters.length === 1) return this.client.pfcount(counters[0]);
+    const values = await this.read(counters);
+    const accumulator = this.keys.member(counters[0], `tmp:${randomBytes(8).toString('hex')}`);
+    return runScript(this.client, HLL_FOLD, [accumulator, `${accumulator}:s`], ['count', 10_000, ...values]);
+  }
+
+  /** Merges the sources into `dest` (keeping what `dest` already counts); returns the new estimate of `dest`. */
+  async merge(dest: string, ...sources: string[]): Promise<number> {
+    return this.mergeWith(dest, sources);
+  }
+
+  /** `merge` with an explicit TTL in seconds for `dest`. */
+  async mergeWith(dest: string, sources: readonly string[], options: { ttl?: number } = {}): Promise<number> {
+    const target = this.counterKey(dest, 'dest');
+    if (sources.length === 0) throw new InvalidArgumentError('sources', 'expected at least one counter name');
+    const counters = sources.map((key, i) => this.counterKey(key, `sources[${i}]`));
+    const ttl = ttlMs(options.ttl, 'options.ttl', this.defaultTtl);
+    const values = await this.read(counters);
+    const scratch = this.keys.member(target, `tmp:${randomBytes(8).toString('hex')}`);
+    return runScript(this.client, HLL_FOLD, [target, scratch], ['merge', ttl, ...values]);
+  }
+
+  private async read(counters: string[]): Promise<Buffer[]> {
+    const values = await Promise.all(counters.map((key) => this.client.getBuffer(key)));
+    return values.filter((value): value is Buffer => value !== null);
+  }
+
+  /** `rp:hll:{name}`: the hash tag lets scratch keys share the counter's slot. */
+  private counterKey(name: string, argument: string): string {
+    return this.keys.slotGroup('hll', checkName(name, argument));
+  }
+}
