@@ -2,3 +2,14 @@
 export { MESSAGING_PROVIDERS } from './messaging.providers';
 export type { PubSubOptions } from './pubsub-options';
 export type { StreamsOptions } from './streams-options';
+export { PubSubService } from './pubsub.service';
+export type { Subscription } from './pubsub.service';
+export type { MessageHandler } from './handler-queue';
+export { OnRedisMessage } from './on-redis-message.decorator';
+export { StreamsService } from './streams.service';
+export type { StreamFields } from './streams.service';
+export { StreamConsumer } from './stream-consumer.decorator';
+export type { ConsumeOptions, StreamConsumerSettings, StreamHandler, StreamMessage } from './stream-consume-options';
+export type { StreamConsumerHandle } from './stream-consumer';
+export type { StreamConsumerStats } from './stream-batch';
+export { DEAD_LETTER_FIELDS } from './dead-letter';

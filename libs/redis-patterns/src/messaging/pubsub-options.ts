@@ -1,16 +1,25 @@
-import { checkConnectionName, checkKnownKeys, checkObject, type SectionValidator } from '../core/options/option-checks';
+import { checkConnectionName, checkKnownKeys, checkObject, checkOptionalNumber, type SectionValidator } from '../core/options/option-checks';
 
 /** Options of the `pubsub` section of RedisPatternsModuleOptions. */
 export interface PubSubOptions {
   /** Name of the connection this pattern uses (default: the default connection). */
   connection?: string;
+  /**
+   * Messages buffered per handler while it is still busy with earlier ones (default 10000). A handler that falls
+   * further behind loses the newest messages (counted and logged) instead of growing memory without bound.
+   */
+  maxQueuedMessages?: number;
 }
 
-const KNOWN_KEYS = ['connection'] as const;
+/** Default of {@link PubSubOptions.maxQueuedMessages}. */
+export const DEFAULT_MAX_QUEUED_MESSAGES = 10_000;
+
+const KNOWN_KEYS = ['connection', 'maxQueuedMessages'] as const;
 
 /** Validates the `pubsub` section at startup; every error names the offending option. */
 export const validatePubSubOptions: SectionValidator = (value, path, context) => {
   const section = checkObject(value, path);
   checkKnownKeys(section, path, KNOWN_KEYS);
   checkConnectionName(section.connection, `${path}.connection`, context);
+  checkOptionalNumber(section.maxQueuedMessages, `${path}.maxQueuedMessages`, { min: 1, integer: true });
 };

@@ -1,16 +1,62 @@
-import { checkConnectionName, checkKnownKeys, checkObject, type SectionValidator } from '../core/options/option-checks';
+import { checkConnectionName, checkKnownKeys, checkObject, checkOptionalNumber, type SectionValidator } from '../core/options/option-checks';
 
-/** Options of the `streams` section of RedisPatternsModuleOptions. */
+/**
+ * Options of the `streams` section of RedisPatternsModuleOptions: the connection, and defaults for every
+ * `StreamsService.add` / `consume` call and `@StreamConsumer` that does not set its own.
+ */
 export interface StreamsOptions {
   /** Name of the connection this pattern uses (default: the default connection). */
   connection?: string;
+  /** Approximate length cap applied by `add()` (XADD MAXLEN ~), default 100000. */
+  maxLen?: number;
+  /** Entries read (and acknowledged) per XREADGROUP, default 100. */
+  batchSize?: number;
+  /** How long one XREADGROUP waits for new entries, in ms (default 2000). */
+  blockMs?: number;
+  /** Handlers running at once per consumer, default 1. */
+  concurrency?: number;
+  /** Entries pending longer than this (a crashed or stuck consumer) are reclaimed, in ms (default 30000). */
+  claimIdleMs?: number;
+  /** Deliveries after which an entry goes to the dead-letter stream, default 5. */
+  maxDeliveries?: number;
+  /** How long `stop()` waits for in-flight handlers, in ms (default 10000). */
+  stopTimeoutMs?: number;
+  /** Approximate length cap of dead-letter streams, default 10000. */
+  deadLetterMaxLen?: number;
 }
 
-const KNOWN_KEYS = ['connection'] as const;
+/** The defaults of {@link StreamsOptions}. */
+export const STREAMS_DEFAULTS = {
+  maxLen: 100_000,
+  batchSize: 100,
+  blockMs: 2000,
+  concurrency: 1,
+  claimIdleMs: 30_000,
+  maxDeliveries: 5,
+  stopTimeoutMs: 10_000,
+  deadLetterMaxLen: 10_000,
+} as const;
+
+/** The numeric options and their rules; `consume()` arguments and `@StreamConsumer` options reuse them. */
+export const STREAMS_NUMBER_RULES = {
+  maxLen: { min: 1, integer: true },
+  batchSize: { min: 1, max: 10_000, integer: true },
+  blockMs: { min: 1, max: 3_600_000, integer: true, unit: 'ms' },
+  concurrency: { min: 1, max: 10_000, integer: true },
+  claimIdleMs: { min: 1, integer: true, unit: 'ms' },
+  maxDeliveries: { min: 1, max: 1_000_000, integer: true },
+  stopTimeoutMs: { min: 0, integer: true, unit: 'ms' },
+  deadLetterMaxLen: { min: 1, integer: true },
+} as const;
+
+const KNOWN_KEYS = ['connection', ...Object.keys(STREAMS_NUMBER_RULES)];
 
 /** Validates the `streams` section at startup; every error names the offending option. */
 export const validateStreamsOptions: SectionValidator = (value, path, context) => {
   const section = checkObject(value, path);
   checkKnownKeys(section, path, KNOWN_KEYS);
   checkConnectionName(section.connection, `${path}.connection`, context);
+  for (const [name, rule] of Object.entries(STREAMS_NUMBER_RULES)) {
+    checkOptionalNumber(section[name], `${path}.${name}`, rule);
+  }
 };

@@ -1,0 +1,75 @@
+/** Receives one message: the decoded payload and the user-facing channel it was published on. */
+export type MessageHandler<T = unknown> = (message: T, channel: string) => unknown;
+
+/**
+ * Runs one handler over its messages one at a time, in arrival order, so a slow handler delays only itself and
+ * never the socket reader or the other handlers. The buffer is bounded: when it is full the newest message is
+ * dropped and counted (pub/sub is at-most-once anyway; unbounded growth would take the process down instead).
+ */
+export class HandlerQueue {
+  private readonly items: Array<[unknown, string]> = [];
+  private head = 0;
+  private running = false;
+  private idleWaiters: Array<() => void> = [];
+  /** Messages dropped because the buffer was full, since creation. */
+  dropped = 0;
+
+  constructor(
+    private readonly handler: MessageHandler,
+    private readonly capacity: number,
+    private readonly onError: (error: unknown, channel: string) => void,
+    private readonly onDrop: (channel: string, dropped: number) => void,
+  ) {}
+
+  /** Queues a message; returns false (and counts it) when the buffer is full. */
+  push(message: unknown, channel: string): boolean {
+    if (this.items.length - this.head >= this.capacity) {
+      this.dropped++;
+      this.onDrop(channel, this.dropped);
+      return false;
+    }
+    this.items.push([message, channel]);
+    if (!this.running) void this.drain();
+    return true;
+  }
+
+  /** Messages waiting (not counting the one being handled). */
+  get size(): number {
+    return this.items.length - this.head;
+  }
+
+  /** Resolves when nothing is queued or running. */
+  whenIdle(): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Forgets the messages not yet handled (used when the subscription ends). */
+  clear(): void {
+    this.items.length = 0;
+    this.head = 0;
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
+    while (this.head < this.items.length) {
+      const [message, channel] = this.items[this.head];
+      this.items[this.head++] = undefined as never;
+      if (this.head > 1024 && this.head * 2 > this.items.length) {
+        this.items.splice(0, this.head);
+        this.head = 0;
+      }
+      try {
+        await this.handler(message, channel);
+      } catch (error) {
+        this.onError(error, channel);
+      }
+    }
+    this.items.length = 0;
+    this.head = 0;
+    this.running = false;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}

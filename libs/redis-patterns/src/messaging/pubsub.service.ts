@@ -1,0 +1,182 @@
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService } from '@nestjs/common';
+import type { RedisClient } from '../core/connections/redis-connections';
+import { RedisConnections } from '../core/connections/redis-connections';
+import { KeyBuilder } from '../core/keys/key-builder';
+import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
+import { InvalidArgumentError } from '../errors/invalid-argument.error';
+import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
+import { ChannelNames, checkChannelName, isChannelPattern } from './channel-names';
+import { HandlerQueue, type MessageHandler } from './handler-queue';
+import { DEFAULT_MAX_QUEUED_MESSAGES } from './pubsub-options';
+
+/** A live subscription; `unsubscribe()` removes this handler only (other handlers of the channel keep theirs). */
+export interface Subscription {
+  /** The channel or pattern as given to `subscribe`. */
+  readonly channel: string;
+  unsubscribe(): Promise<void>;
+}
+
+interface Registration {
+  readonly raw: string;
+  readonly isPattern: boolean;
+  readonly handlers: Set<HandlerQueue>;
+}
+
+/**
+ * Pub/sub on Redis channels: fire-and-forget, at-most-once. Messages are JSON. Every subscription of the
+ * application shares one dedicated subscriber connection, created on first use and re-subscribed by ioredis after
+ * a reconnect; messages published while it is disconnected are lost (use Streams for delivery guarantees).
+ * Each handler runs in its own ordered queue: a throwing or slow handler is logged and never delays the others.
+ */
+@Injectable()
+export class PubSubService implements BeforeApplicationShutdown {
+  private readonly names: ChannelNames;
+  private readonly logger: LoggerService;
+  private readonly registrations = new Map<string, Registration>();
+  /** Per raw name, the tail of the SUBSCRIBE/UNSUBSCRIBE chain: commands for one name never overtake each other. */
+  private readonly pendingOps = new Map<string, Promise<void>>();
+  private subscriber?: RedisClient;
+  private closed = false;
+
+  constructor(
+    private readonly connections: RedisConnections,
+    keys: KeyBuilder,
+    @Inject(RESOLVED_OPTIONS) private readonly options: ResolvedRedisPatternsOptions,
+  ) {
+    this.names = new ChannelNames(keys);
+    this.logger = options.logger ?? new Logger('RedisPatterns');
+  }
+
+  /**
+   * Publishes `message` (JSON-encoded) on `channel`; resolves to the number of subscribed connections that
+   * received it (in a cluster: those connected to the node that took the PUBLISH).
+   */
+  async publish(channel: string, message: unknown): Promise<number> {
+    checkChannelName(channel, 'channel');
+    if (isChannelPattern(channel)) throw new InvalidArgumentError('channel', `"${channel}" contains glob characters (*, ?, [): publish to a channel, not a pattern`);
+    const payload = JSON.stringify(message);
+    if (payload === undefined) throw new InvalidArgumentError('message', 'expected a JSON-serialisable value (got undefined or a function)');
+    return this.publisher().publish(this.names.channel(channel), payload);
+  }
+
+  /**
+   * Calls `handler(message, channel)` for every message on `channelOrPattern` (a name with `*`, `?` or `[` is a
+   * pattern). Resolves once Redis has confirmed the subscription, so a message published afterwards is delivered.
+   */
+  async subscribe<T = unknown>(channelOrPattern: string, handler: MessageHandler<T>): Promise<Subscription> {
+    checkChannelName(channelOrPattern, 'channelOrPattern');
+    if (typeof handler !== 'function') throw new InvalidArgumentError('handler', 'expected a function');
+    if (this.closed) throw new InvalidArgumentError('channelOrPattern', 'the application is shutting down: no new subscription');
+    const isPattern = isChannelPattern(channelOrPattern);
+    const raw = isPattern ? this.names.pattern(channelOrPattern) : this.names.channel(channelOrPattern);
+    const queue = new HandlerQueue(
+      handler as MessageHandler,
+      this.options.pubsub?.maxQueuedMessages ?? DEFAULT_MAX_QUEUED_MESSAGES,
+      (error, channel) => this.logger.error(`Handler of "${channelOrPattern}" failed on a message from "${channel}": ${describe(error)}`, undefined, 'PubSubService'),
+      (channel, dropped) => {
+        if (dropped === 1 || dropped % 1000 === 0) {
+          this.logger.warn(`Handler of "${channelOrPattern}" is too slow: ${dropped} message(s) from "${channel}" dropped so far`, 'PubSubService');
+        }
+      },
+    );
+    let registration = this.registrations.get(raw);
+    if (!registration) {
+      registration = { raw, isPattern, handlers: new Set() };
+      this.registrations.set(raw, registration);
+    }
+    registration.handlers.add(queue);
+    const current = registration;
+    try {
+      await this.chain(raw, () => this.ensureSubscribed(current));
+    } catch (error) {
+      current.handlers.delete(queue);
+      throw error;
+    }
+    let active = true;
+    return {
+      channel: channelOrPattern,
+      unsubscribe: async () => {
+        if (!active) return;
+        active = false;
+        current.handlers.delete(queue);
+        queue.clear();
+        await this.chain(raw, () => this.releaseIfUnused(current));
+      },
+    };
+  }
+
+  /** Stops delivering (the subscriber connection is closed by the module right after). */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.closed = true;
+    const subscriber = this.subscriber;
+    this.registrations.clear();
+    this.subscriber = undefined;
+    if (subscriber) await this.connections.closeDedicated(subscriber);
+  }
+
+  private publisher(): RedisClient {
+    return this.connections.get(this.options.pubsub?.connection);
+  }
+
+  private chain(raw: string, op: () => Promise<void>): Promise<void> {
+    const next = (this.pendingOps.get(raw) ?? Promise.resolve()).then(op);
+    const tail = next.catch(() => undefined);
+    this.pendingOps.set(raw, tail);
+    void tail.then(() => {
+      if (this.pendingOps.get(raw) === tail) this.pendingOps.delete(raw);
+    });
+    return next;
+  }
+
+  private async ensureSubscribed(registration: Registration): Promise<void> {
+    if (this.registrations.get(registration.raw) !== registration || registration.handlers.size === 0) return;
+    const subscriber = this.subscriberConnection();
+    if (registration.isPattern) await subscriber.psubscribe(registration.raw);
+    else await subscriber.subscribe(registration.raw);
+  }
+
+  private async releaseIfUnused(registration: Registration): Promise<void> {
+    if (registration.handlers.size > 0 || this.registrations.get(registration.raw) !== registration) return;
+    this.registrations.delete(registration.raw);
+    const subscriber = this.subscriber;
+    if (!subscriber || this.closed) return;
+    if (registration.isPattern) await subscriber.punsubscribe(registration.raw);
+    else await subscriber.unsubscribe(registration.raw);
+  }
+
+  private subscriberConnection(): RedisClient {
+    if (this.subscriber) return this.subscriber;
+    const subscriber = this.connections.createDedicated('pubsub', this.options.pubsub?.connection);
+    subscriber.on('message', (channel: string, message: string) => this.dispatch(channel, channel, message));
+    subscriber.on('pmessage', (pattern: string, channel: string, message: string) => this.dispatch(pattern, channel, message));
+    let readyBefore = false;
+    subscriber.on('ready', () => {
+      // ioredis re-subscribes every channel and pattern on reconnect; what was published in between is gone.
+      if (readyBefore) this.logger.warn('Pub/sub subscriber reconnected and re-subscribed; messages published while it was disconnected were lost', 'PubSubService');
+      readyBefore = true;
+    });
+    this.subscriber = subscriber;
+    return subscriber;
+  }
+
+  private dispatch(raw: string, channel: string, message: string): void {
+    const registration = this.registrations.get(raw);
+    if (!registration || registration.handlers.size === 0) return;
+    const payload = decode(message);
+    const name = this.names.display(channel);
+    for (const queue of registration.handlers) queue.push(payload, name);
+  }
+}
+
+/** JSON payloads are decoded; a message published by another tool as plain text is passed on as the string. */
+function decode(message: string): unknown {
+  try {
+    return JSON.parse(message);
+  } catch {
+    return message;
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

@@ -1,0 +1,115 @@
+import type { LoggerService } from '@nestjs/common';
+import type { RedisClient } from '../core/connections/redis-connections';
+import { deadLetter } from './dead-letter';
+import type { ResolvedConsumerSettings, StreamHandler } from './stream-consume-options';
+import type { RawEntry } from './stream-replies';
+
+/** An entry with the delivery count Redis holds for it (this delivery included). */
+export interface DeliveredEntry extends RawEntry {
+  readonly deliveries: number;
+}
+
+/** Counters of one consumer, for tests, health and benchmarks. */
+export interface StreamConsumerStats {
+  /** Handler calls that resolved (their entries were acknowledged). */
+  processed: number;
+  /** Handler calls that threw. */
+  failed: number;
+  /** Entries copied to the dead-letter stream. */
+  deadLettered: number;
+  /** Entries taken over from idle pending lists (a crashed, stuck or failed earlier delivery). */
+  reclaimed: number;
+}
+
+export interface BatchContext {
+  readonly settings: ResolvedConsumerSettings;
+  readonly client: RedisClient;
+  readonly keys: { source: string; deadLetter: string };
+  readonly deadLetterMaxLen: number;
+  readonly handler: StreamHandler;
+  readonly stats: StreamConsumerStats;
+  readonly logger: LoggerService;
+  /** Tracks a background write (an XACK) so `stop()` can wait for it. */
+  track(write: Promise<unknown>): void;
+}
+
+/**
+ * Runs the handler over one batch with bounded concurrency, then acknowledges every success with ONE XACK (the
+ * batch ack is what makes a consumer fast: one round trip per batch, not per entry). A failure stays pending and
+ * comes back through XAUTOCLAIM after `claimIdleMs`; the delivery that reaches `maxDeliveries` and fails, or an
+ * entry delivered more often than that (its consumers crashed), is dead-lettered instead.
+ */
+export async function processBatch(ctx: BatchContext, entries: readonly DeliveredEntry[]): Promise<void> {
+  const { settings, stats } = ctx;
+  const acks: string[] = [];
+  const letters: Array<Promise<void>> = [];
+  const giveUp = (entry: DeliveredEntry, error: string): void => {
+    stats.deadLettered++;
+    letters.push(
+      deadLetter(ctx.client, ctx.keys, ctx.deadLetterMaxLen, {
+        sourceStream: settings.stream,
+        sourceId: entry.id,
+        group: settings.group,
+        consumer: settings.consumer,
+        fields: entry.fields ?? {},
+        deliveries: entry.deliveries,
+        error,
+      }).catch((e: unknown) => {
+        stats.deadLettered--;
+        ctx.logger.error(`Could not dead-letter ${settings.stream}/${entry.id}; it stays pending: ${describe(e)}`, undefined, 'StreamsService');
+      }),
+    );
+  };
+  const handle = async (entry: DeliveredEntry): Promise<void> => {
+    if (entry.fields === null) {
+      // Deleted or trimmed while pending (Redis < 7 still hands it out): nothing to process, only the PEL slot to free.
+      acks.push(entry.id);
+      return;
+    }
+    if (entry.deliveries > settings.maxDeliveries) {
+      giveUp(entry, `delivered ${entry.deliveries} times (maxDeliveries ${settings.maxDeliveries}) without an acknowledgement: its consumer crashed or stalled`);
+      return;
+    }
+    try {
+      await ctx.handler({ id: entry.id, stream: settings.stream, fields: entry.fields, deliveries: entry.deliveries });
+      stats.processed++;
+      acks.push(entry.id);
+    } catch (error) {
+      stats.failed++;
+      if (entry.deliveries >= settings.maxDeliveries) giveUp(entry, describe(error));
+      else {
+        ctx.logger.warn(
+          `Handler failed on ${settings.stream}/${entry.id} (delivery ${entry.deliveries} of ${settings.maxDeliveries}); retried after ${settings.claimIdleMs} ms: ${describe(error)}`,
+          'StreamsService',
+        );
+      }
+    }
+  };
+  await runBounded(entries, settings.concurrency, handle);
+  if (acks.length > 0) {
+    ctx.track(
+      ctx.client.xack(ctx.keys.source, settings.group, ...acks).catch((error: unknown) => {
+        // The entries stay pending and are redelivered after claimIdleMs: a duplicate, never a loss.
+        ctx.logger.error(`XACK of ${acks.length} entries of ${settings.stream} failed; they will be redelivered: ${describe(error)}`, undefined, 'StreamsService');
+      }),
+    );
+  }
+  if (letters.length > 0) await Promise.all(letters);
+}
+
+/** Calls `fn` on every item with at most `limit` calls in flight. */
+async function runBounded<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  if (limit <= 1 || items.length <= 1) {
+    for (const item of items) await fn(item);
+    return;
+  }
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+export function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

@@ -1,0 +1,166 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService } from '@nestjs/common';
+import { RedisConnections, type RedisClient } from '../core/connections/redis-connections';
+import { KeyBuilder } from '../core/keys/key-builder';
+import { checkNumber } from '../core/options/option-checks';
+import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
+import { InvalidArgumentError } from '../errors/invalid-argument.error';
+import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
+import { DEAD_LETTER_FIELDS } from './dead-letter';
+import { type ConsumeOptions, type ResolvedConsumerSettings, resolveConsumerSettings } from './stream-consume-options';
+
+type ConsumerOptionsSource = { kind: 'argument' | 'option'; path: string };
+import { StreamConsumerLoop, type StreamConsumerHandle } from './stream-consumer';
+import { entriesOfReadReply } from './stream-replies';
+import { STREAMS_DEFAULTS, STREAMS_NUMBER_RULES } from './streams-options';
+
+/** The key-builder pattern under which streams live: `<keyPrefix>:stream:<stream>`. */
+export const STREAM_NAMESPACE = 'stream';
+
+/** Field values accepted by `add`; numbers are stored as their decimal string. */
+export type StreamFields = Record<string, string | number>;
+
+/**
+ * Redis Streams with consumer groups: durable, at-least-once delivery with acknowledgements, reclaim of entries
+ * left behind by crashed consumers (XAUTOCLAIM) and a dead-letter stream for entries that keep failing. Every
+ * consumer it starts is stopped and drained in `beforeApplicationShutdown`, before the module closes connections.
+ */
+@Injectable()
+export class StreamsService implements BeforeApplicationShutdown {
+  private readonly logger: LoggerService;
+  private readonly consumers = new Set<StreamConsumerLoop>();
+  private closed = false;
+
+  constructor(
+    private readonly connections: RedisConnections,
+    private readonly keys: KeyBuilder,
+    @Inject(RESOLVED_OPTIONS) private readonly options: ResolvedRedisPatternsOptions,
+  ) {
+    this.logger = options.logger ?? new Logger('RedisPatterns');
+  }
+
+  /** The raw Redis key of a stream name (for redis-cli and monitoring). */
+  keyOf(stream: string): string {
+    checkStreamName(stream, 'stream');
+    return this.keys.key(STREAM_NAMESPACE, stream);
+  }
+
+  /**
+   * Appends an entry and resolves to its id. The stream is capped with approximate trimming (`MAXLEN ~ maxLen`,
+   * default from `streams.maxLen`): a stream is bounded by length instead of a TTL. Trimming can drop entries a
+   * group has not read yet, so size `maxLen` for the worst consumer backlog.
+   */
+  async add(stream: string, fields: StreamFields, options: { maxLen?: number } = {}): Promise<string> {
+    const key = this.keyOf(stream);
+    const flat = flattenFields(fields);
+    const maxLen = options.maxLen === undefined ? (this.options.streams?.maxLen ?? STREAMS_DEFAULTS.maxLen) : checkArg(options.maxLen, 'options.maxLen', STREAMS_NUMBER_RULES.maxLen);
+    const id = await this.client().xadd(key, 'MAXLEN', '~', maxLen, '*', ...flat);
+    return id as string;
+  }
+
+  /**
+   * Starts a consumer of `group` on `stream` and returns its handle at once (reading begins in the background;
+   * `handle.ready` resolves when the group exists). The handler's success acknowledges an entry; a throw leaves it
+   * pending for a retry after `claimIdleMs`; the `maxDeliveries`-th failed delivery dead-letters it. Handlers must
+   * be idempotent: a crash between handling and acknowledging redelivers the entry (use `message.id` as the key).
+   */
+  consume(options: ConsumeOptions): StreamConsumerHandle {
+    return this.startConsumer(options, { kind: 'argument', path: 'options' });
+  }
+
+  /** @internal Validates consumer options as `consume()` would; the explorer calls it at module init. */
+  validateConsumer(options: ConsumeOptions, source: ConsumerOptionsSource): ResolvedConsumerSettings {
+    if (typeof options?.handler !== 'function') {
+      throw new InvalidArgumentError(`${source.path}.handler`, 'expected a function');
+    }
+    return resolveConsumerSettings(options, this.options.streams, defaultConsumerName, { ...source, extraKeys: ['handler'] });
+  }
+
+  /** @internal `consume()` with the error kind chosen by the caller (the explorer reports options errors). */
+  startConsumer(options: ConsumeOptions, source: ConsumerOptionsSource): StreamConsumerHandle {
+    const settings = this.validateConsumer(options, source);
+    if (this.closed) throw new InvalidArgumentError(source.path, 'the application is shutting down: no new consumer');
+    const connection = this.options.streams?.connection;
+    const reader = this.connections.createDedicated(`stream:${settings.group}:${settings.consumer}`.slice(0, 100), connection);
+    const consumer = new StreamConsumerLoop({
+      settings,
+      handler: options.handler,
+      client: this.client(),
+      reader,
+      closeReader: () => this.connections.closeDedicated(reader),
+      keys: { source: this.keys.key(STREAM_NAMESPACE, settings.stream), deadLetter: this.keys.key(STREAM_NAMESPACE, settings.deadLetterStream) },
+      deadLetterMaxLen: this.options.streams?.deadLetterMaxLen ?? STREAMS_DEFAULTS.deadLetterMaxLen,
+      logger: this.logger,
+    });
+    this.consumers.add(consumer);
+    void consumer.stopped.then(() => this.consumers.delete(consumer));
+    return consumer.start();
+  }
+
+  /**
+   * Moves up to `count` entries of a dead-letter stream back to the stream they came from (their original
+   * fields, as new entries), oldest first, and resolves to how many were moved. Each entry is re-added before it
+   * is deleted from the dead-letter stream, so a crash can duplicate an entry, never lose it. Fix the cause first.
+   */
+  async replayDeadLetters(stream: string, options: { deadLetterStream?: string; count?: number } = {}): Promise<number> {
+    const source = this.keyOf(stream);
+    const deadLetterName = options.deadLetterStream ?? `${stream}.dlq`;
+    const deadLetterKey = this.keyOf(deadLetterName);
+    const count = options.count === undefined ? 1000 : checkArg(options.count, 'options.count', { min: 1, integer: true });
+    const client = this.client();
+    const entries = entriesOfReadReply([[deadLetterKey, await client.xrange(deadLetterKey, '-', '+', 'COUNT', count)]]);
+    const maxLen = this.options.streams?.maxLen ?? STREAMS_DEFAULTS.maxLen;
+    let moved = 0;
+    for (const entry of entries) {
+      const original = entry.fields?.[DEAD_LETTER_FIELDS.fields];
+      if (original !== undefined) {
+        await client.xadd(source, 'MAXLEN', '~', maxLen, '*', ...flattenFields(JSON.parse(original) as StreamFields));
+        moved++;
+      }
+      await client.xdel(deadLetterKey, entry.id);
+    }
+    return moved;
+  }
+
+  /** Stops every consumer started here (decorated or not), draining in-flight handlers, before connections close. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.consumers].map((consumer) => consumer.stop()));
+  }
+
+  private client(): RedisClient {
+    return this.connections.get(this.options.streams?.connection);
+  }
+}
+
+function checkStreamName(stream: unknown, argument: string): void {
+  if (typeof stream !== 'string' || stream.length === 0 || stream.length > 200) {
+    throw new InvalidArgumentError(argument, 'expected a non-empty string of at most 200 characters');
+  }
+}
+
+function checkArg(value: unknown, argument: string, rule: Parameters<typeof checkNumber>[2]): number {
+  try {
+    return checkNumber(value, argument, rule);
+  } catch (error) {
+    throw new InvalidArgumentError(argument, `expected ${(error as { expected: string }).expected}`);
+  }
+}
+
+function flattenFields(fields: StreamFields): string[] {
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) throw new InvalidArgumentError('fields', 'expected an object of field names to strings or numbers');
+  const flat: string[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    if (typeof value !== 'string' && !(typeof value === 'number' && Number.isFinite(value))) {
+      throw new InvalidArgumentError(`fields.${name}`, 'expected a string or a finite number');
+    }
+    flat.push(name, String(value));
+  }
+  if (flat.length === 0) throw new InvalidArgumentError('fields', 'expected at least one field');
+  return flat;
+}
+
+function defaultConsumerName(): string {
+  return `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+}
