@@ -1,0 +1,63 @@
+import { isIP } from 'node:net';
+
+interface RequestLike {
+  headers?: Record<string, string | string[] | undefined>;
+  socket?: { remoteAddress?: string };
+  raw?: { socket?: { remoteAddress?: string } };
+  ip?: string;
+}
+
+/**
+ * The client address of an HTTP request (Express or Fastify). With `trustProxyHops` 0 it is the socket's peer:
+ * `X-Forwarded-For` is client-controlled and ignored, so rotating it buys no extra budget. With N trusted proxies
+ * it is the N-th entry from the right of `X-Forwarded-For` (each proxy appends the address it saw; entries further
+ * left were written by the client). IPv6 addresses are reduced to their `/ipv6Subnet` network.
+ */
+export function clientAddress(request: RequestLike, trustProxyHops = 0, ipv6Subnet = 64): string {
+  let address = request.socket?.remoteAddress ?? request.raw?.socket?.remoteAddress ?? request.ip ?? '';
+  if (trustProxyHops > 0) {
+    const header = request.headers?.['x-forwarded-for'];
+    const hops = (Array.isArray(header) ? header.join(',') : header ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
+    // Fewer entries than trusted hops: the leftmost is the furthest any trusted proxy vouches for (Express' rule).
+    if (hops.length > 0) address = hops[Math.max(0, hops.length - trustProxyHops)];
+  }
+  return normalizeAddress(address, ipv6Subnet);
+}
+
+/** IPv4-mapped IPv6 becomes IPv4; other IPv6 addresses become their network prefix (`2001:db8:1:2::/64`). */
+export function normalizeAddress(address: string, ipv6Subnet = 64): string {
+  let value = address.trim();
+  if (value.startsWith('[')) value = value.slice(1, value.indexOf(']'));
+  const zone = value.indexOf('%');
+  if (zone >= 0) value = value.slice(0, zone);
+  if (value.toLowerCase().startsWith('::ffff:') && isIP(value.slice(7)) === 4) return value.slice(7);
+  if (isIP(value) !== 6) return value || 'unknown';
+  const groups = expandIpv6(value);
+  const words: string[] = [];
+  let bits = ipv6Subnet;
+  for (const group of groups) {
+    if (bits <= 0) break;
+    const keep = Math.min(16, bits);
+    words.push(((group >> (16 - keep)) << (16 - keep)).toString(16));
+    bits -= keep;
+  }
+  return `${words.join(':')}${words.length < 8 ? '::' : ''}/${ipv6Subnet}`;
+}
+
+function expandIpv6(address: string): number[] {
+  let text = address;
+  // An embedded IPv4 tail (::1.2.3.4) is two 16-bit groups.
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number);
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail !== undefined && tail ? tail.split(':') : [];
+  const middle = tail === undefined ? [] : new Array(8 - left.length - right.length).fill('0');
+  return [...left, ...middle, ...right].map((group) => parseInt(group, 16) || 0);
+}

@@ -1,0 +1,133 @@
+import { describeValue, isPlainObject } from '../core/options/option-checks';
+import { RATE_LIMIT_ALGORITHMS, type RateLimitAlgorithm, type RateLimitPolicy } from './rate-limit-policy';
+
+/** Raises the error of the caller's edge: `InvalidArgumentError` for a call, `InvalidOptionsError` for a decorator. */
+export type PolicyErrorFactory = (field: string, expected: string, received: string) => Error;
+
+/** Algorithm codes shared with the Lua script (ARGV) and the in-memory fallback. */
+export const ALGORITHM_CODES: Readonly<Record<RateLimitAlgorithm, number>> = {
+  'fixed-window': 1,
+  'sliding-window': 2,
+  'sliding-window-counter': 3,
+  'token-bucket': 4,
+  gcra: 5,
+};
+
+/** One validated policy in the form the script and the headers need, computed once. */
+export interface CompiledPolicy {
+  readonly algorithm: RateLimitAlgorithm;
+  readonly code: number;
+  /** First and second numeric parameter as sent to the script (see scripts/consume.script.ts). */
+  readonly a: number;
+  readonly b: number;
+  /** The limit a decision reports (limit, capacity or burst). */
+  readonly limit: number;
+  /** Key suffix inside the identity's slot group: algorithm and parameters, so a changed policy starts afresh. */
+  readonly suffix: string;
+  /** Name in the headers (`default`, or `p<index>` with several policies) and `RateLimit-Policy` item. */
+  readonly name: string;
+  readonly policyItem: string;
+}
+
+/** A validated list of policies, ready for one script call: everything per call is precomputed here. */
+export interface CompiledPolicies {
+  readonly policies: readonly CompiledPolicy[];
+  /** `[code, a, b]` per policy, flattened: the tail of the script's ARGV. */
+  readonly args: ReadonlyArray<number>;
+  /** `:<suffix>` per policy, appended to the identity's slot group to form KEYS. */
+  readonly keySuffixes: readonly string[];
+  /** Whether every policy accepts a fractional cost (token bucket, GCRA). */
+  readonly fractionalCost: boolean;
+  /** The value of the `RateLimit-Policy` header. */
+  readonly policyHeader: string;
+}
+
+const MAX_LIMIT = 1_000_000_000;
+const MAX_LOG_LIMIT = 100_000;
+const MAX_WINDOW_MS = 366 * 24 * 3600 * 1000;
+const cache = new WeakMap<object, CompiledPolicies>();
+
+/**
+ * Validates `policy | policy[]` and compiles it. Results are cached per object, so a constant policy (the usual
+ * case, and every decorator) is validated once. Every error names the field, under `path` (e.g. `policy[1].limit`).
+ */
+export function compilePolicies(input: unknown, path: string, error: PolicyErrorFactory): CompiledPolicies {
+  if (typeof input === 'object' && input !== null) {
+    const cached = cache.get(input);
+    if (cached) return cached;
+  }
+  const list = Array.isArray(input) ? input : [input];
+  if (list.length === 0) throw error(path, 'a policy or a non-empty array of policies', 'an empty array');
+  if (list.length > 16) throw error(path, 'at most 16 policies', `an array of ${list.length}`);
+  const policies = list.map((policy, i) => compileOne(policy, Array.isArray(input) ? `${path}[${i}]` : path, error, list.length === 1 ? 'default' : `p${i}`));
+  const seen = new Map<string, number>();
+  policies.forEach((policy, i) => {
+    const first = seen.get(policy.suffix);
+    if (first !== undefined) throw error(`${path}[${i}]`, `a policy different from ${path}[${first}]`, 'a duplicate');
+    seen.set(policy.suffix, i);
+  });
+  const compiled: CompiledPolicies = {
+    policies,
+    args: policies.flatMap((p) => [p.code, p.a, p.b]),
+    keySuffixes: policies.map((p) => `:${p.suffix}`),
+    fractionalCost: policies.every((p) => p.algorithm === 'token-bucket' || p.algorithm === 'gcra'),
+    policyHeader: policies.map((p) => p.policyItem).join(', '),
+  };
+  if (typeof input === 'object' && input !== null) cache.set(input, compiled);
+  return compiled;
+}
+
+/** Checks a call's cost against the compiled policies; returns the cost to send. */
+export function checkCost(cost: unknown, compiled: CompiledPolicies, error: PolicyErrorFactory): number {
+  if (cost === undefined) return 1;
+  if (typeof cost !== 'number' || !Number.isFinite(cost) || cost < 0 || cost > MAX_LIMIT) {
+    throw error('cost', 'a finite number of at least 0', describeValue(cost));
+  }
+  if (!compiled.fractionalCost && !Number.isInteger(cost)) {
+    throw error('cost', 'an integer (window algorithms count whole units)', describeValue(cost));
+  }
+  return cost;
+}
+
+function compileOne(policy: unknown, path: string, error: PolicyErrorFactory, defaultName: string): CompiledPolicy {
+  if (!isPlainObject(policy)) throw error(path, 'a policy object', describeValue(policy));
+  const algorithm = policy.algorithm as RateLimitAlgorithm;
+  if (!RATE_LIMIT_ALGORITHMS.includes(algorithm)) {
+    throw error(`${path}.algorithm`, `one of ${RATE_LIMIT_ALGORITHMS.map((a) => `'${a}'`).join(', ')}`, describeValue(policy.algorithm));
+  }
+  const name = defaultName;
+  const int = (field: string, max: number): number => {
+    const value = policy[field];
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
+      throw error(`${path}.${field}`, `an integer from 1 to ${max}`, describeValue(value));
+    }
+    return value;
+  };
+  const code = ALGORITHM_CODES[algorithm];
+  const item = (q: number, windowMs: number) => `"${name}";q=${q};w=${Math.max(1, Math.ceil(windowMs / 1000))}`;
+  switch (algorithm) {
+    case 'token-bucket': {
+      const capacity = int('capacity', MAX_LIMIT);
+      const rate = policy.refillPerSecond;
+      if (typeof rate !== 'number' || !Number.isFinite(rate) || rate <= 0 || rate > MAX_LIMIT || capacity / rate > MAX_WINDOW_MS / 1000) {
+        throw error(`${path}.refillPerSecond`, 'a number greater than 0 (tokens per second; capacity/refillPerSecond at most a year)', describeValue(rate));
+      }
+      return { algorithm, code, a: capacity, b: rate, limit: capacity, suffix: `tb:${capacity}:${rate}`, name, policyItem: item(capacity, (capacity / rate) * 1000) };
+    }
+    case 'gcra': {
+      const limit = int('limit', MAX_LIMIT);
+      const periodMs = int('periodMs', MAX_WINDOW_MS);
+      const burst = policy.burst === undefined ? limit : int('burst', MAX_LIMIT);
+      // The script works with the emission interval: the time one unit takes to "drain".
+      const intervalMs = periodMs / limit;
+      return { algorithm, code, a: burst, b: intervalMs, limit: burst, suffix: `gcra:${limit}:${periodMs}:${burst}`, name, policyItem: item(limit, periodMs) };
+    }
+    default: {
+      // A sliding log holds one sorted-set member per unit: bound it so one identity cannot take megabytes.
+      const limit = int('limit', algorithm === 'sliding-window' ? MAX_LOG_LIMIT : MAX_LIMIT);
+      const windowMs = int('windowMs', MAX_WINDOW_MS);
+      const tag = algorithm === 'fixed-window' ? 'fw' : algorithm === 'sliding-window' ? 'sw' : 'swc';
+      return { algorithm, code, a: limit, b: windowMs, limit, suffix: `${tag}:${limit}:${windowMs}`, name, policyItem: item(limit, windowMs) };
+    }
+  }
+}

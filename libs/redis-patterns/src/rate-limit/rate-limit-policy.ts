@@ -1,0 +1,85 @@
+/** Window-based policies: at most `limit` units per `windowMs`. */
+export interface WindowPolicy {
+  /**
+   * - `fixed-window`: one counter per window, the window starting at the first hit (cheapest, allows up to 2×limit
+   *   across a window boundary);
+   * - `sliding-window`: an exact log of hits (a sorted set, O(limit) memory);
+   * - `sliding-window-counter`: two-window weighted estimate (O(1) memory, approximate).
+   */
+  readonly algorithm: 'fixed-window' | 'sliding-window' | 'sliding-window-counter';
+  /** Units allowed per window (integer ≥ 1). */
+  readonly limit: number;
+  /** Window length in ms (integer ≥ 1). */
+  readonly windowMs: number;
+}
+
+/** Token bucket: holds up to `capacity` tokens, refilled continuously at `refillPerSecond` (may be fractional). */
+export interface TokenBucketPolicy {
+  readonly algorithm: 'token-bucket';
+  readonly capacity: number;
+  readonly refillPerSecond: number;
+}
+
+/**
+ * GCRA (generic cell rate algorithm): `limit` units per `periodMs`, evenly spaced, with up to `burst` units at once
+ * (default `limit`). One key, one number (the theoretical arrival time) per identity.
+ */
+export interface GcraPolicy {
+  readonly algorithm: 'gcra';
+  readonly limit: number;
+  readonly periodMs: number;
+  readonly burst?: number;
+}
+
+/** One rate-limit policy. Policies are validated and compiled on first use; do not mutate one afterwards. */
+export type RateLimitPolicy = WindowPolicy | TokenBucketPolicy | GcraPolicy;
+
+/** The algorithms, as accepted in `policy.algorithm`. */
+export const RATE_LIMIT_ALGORITHMS = ['fixed-window', 'sliding-window', 'sliding-window-counter', 'token-bucket', 'gcra'] as const;
+export type RateLimitAlgorithm = (typeof RATE_LIMIT_ALGORITHMS)[number];
+
+/** The state of one policy after a decision. */
+export interface PolicyState {
+  /** The policy's limit (`capacity` for a token bucket, `burst` for GCRA). */
+  readonly limit: number;
+  /** Units still available after this decision (never negative). */
+  readonly remaining: number;
+  /** Ms until the policy is back to its full limit. */
+  readonly resetMs: number;
+  /** Ms until this call (same cost) could be allowed; 0 when allowed. */
+  readonly retryAfterMs: number;
+}
+
+/**
+ * The result of `RateLimiterService.consume`. With several policies it reports the most restrictive one: the
+ * denying policy (the longest wait) on a denial, the one with the fewest remaining units otherwise.
+ */
+export interface RateLimitDecision extends PolicyState {
+  readonly allowed: boolean;
+  /** Index, in the policies of the call, of the policy reported above. */
+  readonly policyIndex: number;
+  /** Every policy of the call, in order. */
+  readonly policies: readonly PolicyState[];
+  /**
+   * Where the decision came from: `redis`, or — when Redis failed — `fail-open` (allowed without counting) or
+   * `memory` (the per-instance in-memory fallback).
+   */
+  readonly source: 'redis' | 'fail-open' | 'memory';
+}
+
+/** What a limiter does when Redis cannot answer (down, frozen past the command timeout, unreachable). */
+export interface RateLimitOutageOptions {
+  /** Allow calls while Redis is unavailable (default: the module's `rateLimit.failOpen`, itself default true). */
+  readonly failOpen?: boolean;
+  /**
+   * Enforce the same policies per application instance in memory while Redis is unavailable (default: the module's
+   * `rateLimit.inMemoryFallback`, itself default false). Takes precedence over `failOpen`.
+   */
+  readonly inMemoryFallback?: boolean;
+}
+
+/** Options of one `consume` call. */
+export interface RateLimitConsumeOptions extends RateLimitOutageOptions {
+  /** Units this call consumes (default 1). Integer for window algorithms; may be fractional for token-bucket and GCRA. */
+  readonly cost?: number;
+}

@@ -1,0 +1,48 @@
+import { SetMetadata, UseGuards } from '@nestjs/common';
+import { createAdvisedDecorator } from '../core/advice/create-advised-decorator';
+import { RateLimitAdvisor } from './rate-limit.advisor';
+import { RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA } from './rate-limit.constants';
+import { RateLimitGuard } from './rate-limit.guard';
+import type { RateLimitPolicy } from './rate-limit-policy';
+import { type RateLimitDecoratorOptions, toMetadata } from './resolve-limiter';
+
+/**
+ * Rate-limits a controller (class or handler) or a provider method. One decision per call: one round trip whatever
+ * the number of policies, all-or-nothing.
+ *
+ * - On a controller handler (or class, as a default the handler's own `@RateLimit` overrides): a guard answers
+ *   429 with `Retry-After` and the IETF `RateLimit` / `RateLimit-Policy` headers before the handler runs; the
+ *   budget is per client address unless `key` says otherwise.
+ * - On a provider method: a denied call throws `RateLimitExceededError` carrying the decision.
+ *
+ * Invalid policies fail application startup with an `InvalidOptionsError` naming the field.
+ *
+ * @example
+ * @RateLimit({ algorithm: 'sliding-window', limit: 10, windowMs: 1000 })
+ * @Get('search') search() {}
+ *
+ * @RateLimit([{ algorithm: 'gcra', limit: 10, periodMs: 1000 }, { algorithm: 'fixed-window', limit: 1000, windowMs: 86_400_000 }],
+ *   { key: (userId: string) => userId })
+ * async sendSms(userId: string, text: string) {}
+ */
+export function RateLimit(
+  policy: RateLimitPolicy | readonly RateLimitPolicy[] | (RateLimitPolicy & RateLimitDecoratorOptions),
+  options?: RateLimitDecoratorOptions,
+): ClassDecorator & MethodDecorator {
+  const metadata = toMetadata(policy, options);
+  return ((target: object, propertyKey?: string | symbol, descriptor?: PropertyDescriptor) => {
+    if (!descriptor) {
+      Reflect.defineMetadata(RATE_LIMIT_METADATA, metadata, target);
+      UseGuards(RateLimitGuard)(target as Function);
+      return;
+    }
+    // Wrap first, then put our metadata on the wrapper: that is the function Nest's router and Reflector see.
+    createAdvisedDecorator(RateLimitAdvisor, metadata)(target, propertyKey!, descriptor);
+    Reflect.defineMetadata(RATE_LIMIT_METADATA, metadata, descriptor.value);
+    UseGuards(RateLimitGuard)(target, propertyKey!, descriptor);
+    return descriptor;
+  }) as ClassDecorator & MethodDecorator;
+}
+
+/** Exempts a controller or handler from `@RateLimit` (class-level defaults and a global `RateLimitGuard`). */
+export const SkipRateLimit = (): ClassDecorator & MethodDecorator => SetMetadata(SKIP_RATE_LIMIT_METADATA, true);

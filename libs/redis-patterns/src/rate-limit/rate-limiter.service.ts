@@ -1,0 +1,157 @@
+import { Inject, Injectable, Logger, type LoggerService } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { RedisConnections, type RedisClient } from '../core/connections/redis-connections';
+import { KeyBuilder } from '../core/keys/key-builder';
+import { describeValue } from '../core/options/option-checks';
+import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
+import { runScript } from '../core/scripts/redis-script';
+import { InvalidArgumentError } from '../errors/invalid-argument.error';
+import { RateLimitUnavailableError } from '../errors/rate-limit-unavailable.error';
+import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
+import { checkCost, compilePolicies, type CompiledPolicies, type PolicyErrorFactory } from './compile-policies';
+import { MemoryRateLimiter } from './memory/memory-rate-limiter';
+import type { RateLimitConsumeOptions, RateLimitDecision, RateLimitOutageOptions, RateLimitPolicy } from './rate-limit-policy';
+import { consumeScript } from './scripts/consume.script';
+import { failOpenDecision, toDecision } from './to-decision';
+
+const argumentError: PolicyErrorFactory = (field, expected, received) =>
+  new InvalidArgumentError(field, `expected ${expected}, received ${received}`);
+
+/** Counters of decisions taken without Redis, since startup. */
+export interface RateLimitOutageStats {
+  failedOpen: number;
+  failedClosed: number;
+  inMemory: number;
+}
+
+/**
+ * Rate limiting on Redis: fixed window, sliding log, sliding counter, token bucket and GCRA. Each decision is one
+ * Lua script (one round trip, Redis time) over every policy of the call, all-or-nothing.
+ *
+ * @example
+ * const decision = await limiter.consume(`login:${email}`, [
+ *   { algorithm: 'sliding-window', limit: 5, windowMs: 60_000 },
+ *   { algorithm: 'fixed-window', limit: 50, windowMs: 86_400_000 },
+ * ]);
+ * if (!decision.allowed) throw new TooManyRequests(decision.retryAfterMs);
+ */
+@Injectable()
+export class RateLimiterService {
+  private readonly memory: MemoryRateLimiter;
+  private readonly logger: LoggerService;
+  private readonly stats: RateLimitOutageStats = { failedOpen: 0, failedClosed: 0, inMemory: 0 };
+  private readonly nonceBase = randomBytes(6).toString('base64url');
+  private sequence = 0;
+  private client?: RedisClient;
+  private lastOutageLog = 0;
+  private unloggedOutages = 0;
+
+  constructor(
+    @Inject(RESOLVED_OPTIONS) private readonly options: ResolvedRedisPatternsOptions,
+    private readonly connections: RedisConnections,
+    private readonly keys: KeyBuilder,
+  ) {
+    this.memory = new MemoryRateLimiter(options.rateLimit?.inMemoryMaxEntries);
+    this.logger = options.logger ?? new Logger('RateLimiter');
+  }
+
+  /**
+   * Consumes `cost` units (default 1) for `key` from every policy, atomically: allowed only if every policy allows,
+   * and then consumed from all of them; a denial consumes from none.
+   *
+   * @throws InvalidArgumentError naming the field (e.g. `policy[1].windowMs`, `cost`) before anything is written.
+   * @throws RateLimitUnavailableError when Redis cannot decide and the limiter fails closed.
+   */
+  consume(key: string, policy: RateLimitPolicy | readonly RateLimitPolicy[], options?: RateLimitConsumeOptions): Promise<RateLimitDecision> {
+    try {
+      checkKey(key);
+      const compiled = compilePolicies(policy, 'policy', argumentError);
+      const cost = checkCost(options?.cost, compiled, argumentError);
+      return this.decide(key, compiled, cost, options ?? {}, key);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** Forgets the state of `key` under these policies (in Redis and in the in-memory fallback). */
+  async reset(key: string, policy: RateLimitPolicy | readonly RateLimitPolicy[]): Promise<void> {
+    checkKey(key);
+    const keys = this.keysFor(key, compilePolicies(policy, 'policy', argumentError));
+    this.memory.delete(keys);
+    // One DEL: the keys share the identity's hash tag, so one slot.
+    await this.redis().del(...keys);
+  }
+
+  /** Decisions taken without Redis since startup (fail-open, fail-closed, in-memory). */
+  outageStats(): Readonly<RateLimitOutageStats> {
+    return { ...this.stats };
+  }
+
+  /**
+   * The decision for an already compiled limiter (used by `@RateLimit`); `identity` is the full limiter key,
+   * `limiter` its name for errors and logs.
+   * @internal
+   */
+  decide(identity: string, compiled: CompiledPolicies, cost: number, outage: RateLimitOutageOptions, limiter: string): Promise<RateLimitDecision> {
+    const keys = this.keysFor(identity, compiled);
+    const nonce = this.nonceBase + (this.sequence++).toString(36);
+    let pending: Promise<number[]>;
+    try {
+      pending = runScript(this.redis(), consumeScript(keys.length), keys, [cost, nonce, ...compiled.args]);
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    return pending.then(
+      (reply) => toDecision(reply, compiled, 'redis'),
+      (error: unknown) => this.withoutRedis(error, keys, compiled, cost, outage, limiter),
+    );
+  }
+
+  private withoutRedis(error: unknown, keys: string[], compiled: CompiledPolicies, cost: number, outage: RateLimitOutageOptions, limiter: string): RateLimitDecision {
+    const defaults = this.options.rateLimit;
+    const inMemory = outage.inMemoryFallback ?? defaults?.inMemoryFallback ?? false;
+    const failOpen = outage.failOpen ?? defaults?.failOpen ?? true;
+    const policy = inMemory ? 'in-memory fallback' : failOpen ? 'failing open' : 'failing closed';
+    this.logOutage(error, limiter, policy);
+    if (inMemory) {
+      this.stats.inMemory++;
+      return toDecision(this.memory.consume(keys, compiled, cost), compiled, 'memory');
+    }
+    if (failOpen) {
+      this.stats.failedOpen++;
+      return failOpenDecision(compiled);
+    }
+    this.stats.failedClosed++;
+    throw new RateLimitUnavailableError(limiter, { cause: error });
+  }
+
+  // An outage fails every request: log the first failure, then a summary at most every 10 s.
+  private logOutage(error: unknown, limiter: string, policy: string): void {
+    const now = Date.now();
+    if (now - this.lastOutageLog < 10_000) {
+      this.unloggedOutages++;
+      return;
+    }
+    const more = this.unloggedOutages ? ` (${this.unloggedOutages} more since the last report)` : '';
+    this.lastOutageLog = now;
+    this.unloggedOutages = 0;
+    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    this.logger.warn(`Rate limiter "${limiter}" could not reach Redis, ${policy}${more}: ${reason}`);
+  }
+
+  private keysFor(identity: string, compiled: CompiledPolicies): string[] {
+    const group = this.keys.slotGroup('rl', identity);
+    const suffixes = compiled.keySuffixes;
+    const keys = new Array<string>(suffixes.length);
+    for (let i = 0; i < suffixes.length; i++) keys[i] = group + suffixes[i];
+    return keys;
+  }
+
+  private redis(): RedisClient {
+    return (this.client ??= this.connections.get(this.options.rateLimit?.connection));
+  }
+}
+
+function checkKey(key: unknown): void {
+  if (typeof key !== 'string' || key.length === 0) throw new InvalidArgumentError('key', `expected a non-empty string, received ${describeValue(key)}`);
+}

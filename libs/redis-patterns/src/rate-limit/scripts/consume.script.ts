@@ -1,0 +1,64 @@
+import { defineScript, type RedisScript } from '../../core/scripts/redis-script';
+import { FIXED_WINDOW_LUA } from './fixed-window.lua';
+import { GCRA_LUA } from './gcra.lua';
+import { SLIDING_WINDOW_COUNTER_LUA } from './sliding-window-counter.lua';
+import { SLIDING_WINDOW_LUA } from './sliding-window.lua';
+import { TOKEN_BUCKET_LUA } from './token-bucket.lua';
+
+/**
+ * Decides a call against every policy of a limiter at once: one script, one round trip, all-or-nothing.
+ *
+ * KEYS[i]  the state key of policy i; all share the identity's hash tag, so one slot (cluster-safe)
+ * ARGV[1]  cost (units; fractional only for token-bucket / GCRA, checked by the caller)
+ * ARGV[2]  nonce, unique per call (sliding-log members)
+ * ARGV[3i..3i+2]  per policy: algorithm code (1 fixed, 2 sliding log, 3 sliding counter, 4 token bucket, 5 GCRA),
+ *          then its two parameters (limit|capacity|burst, windowMs|refillPerSecond|intervalMs)
+ * Returns  { allowed (1|0), then per policy: remaining, resetMs, retryAfterMs } as integers
+ *
+ * Time is Redis TIME, read once: every instance, whatever its clock, sees the same windows (invariant 3). Phase
+ * one checks every policy without writing; phase two consumes from all of them only if all allowed, so a denied
+ * call costs nothing anywhere (no partial consumption as with sequential limiters).
+ */
+const CONSUME_LUA = `${FIXED_WINDOW_LUA}${SLIDING_WINDOW_LUA}${SLIDING_WINDOW_COUNTER_LUA}${TOKEN_BUCKET_LUA}${GCRA_LUA}
+local checks = { fixed_window, sliding_window, sliding_window_counter, token_bucket, gcra }
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+local cost = tonumber(ARGV[1])
+local nonce = ARGV[2]
+local results, commits = {}, {}
+local allowed = true
+for i = 1, #KEYS do
+  local j = 3 * i
+  local ok, available, reset_now, reset_after, retry, commit =
+    checks[tonumber(ARGV[j])](KEYS[i], tonumber(ARGV[j + 1]), tonumber(ARGV[j + 2]), cost, now, nonce .. ':' .. i)
+  if not ok then allowed = false end
+  results[i] = { available, reset_now, reset_after, retry }
+  commits[i] = commit
+end
+if allowed and cost > 0 then
+  for i = 1, #KEYS do commits[i]() end
+end
+local out = { allowed and 1 or 0 }
+for i = 1, #KEYS do
+  local r = results[i]
+  if allowed then
+    out[#out + 1] = math.max(math.floor(r[1] - cost), 0)
+    out[#out + 1] = math.ceil(cost > 0 and r[3] or r[2])
+    out[#out + 1] = 0
+  else
+    out[#out + 1] = math.max(math.floor(r[1]), 0)
+    out[#out + 1] = math.ceil(r[2])
+    out[#out + 1] = math.ceil(r[4])
+  end
+end
+return out
+`;
+
+// runScript needs a fixed key count, so there is one registered command per policy count (same body, same SHA:
+// the server caches the script once).
+const byKeyCount: Array<RedisScript<number[]>> = [];
+
+/** The consume script for `policyCount` policies (1 to 16). */
+export function consumeScript(policyCount: number): RedisScript<number[]> {
+  return (byKeyCount[policyCount] ??= defineScript<number[]>(`rate_limit_${policyCount}`, policyCount, CONSUME_LUA));
+}

@@ -1,0 +1,33 @@
+/**
+ * Fixed window, counted from the first hit (one string key holding the count, expiring with the window). No clock
+ * is read: the window is the key's TTL, kept by the server that owns the key.
+ *
+ * check(key, limit, windowMs, cost) → ok, available, resetNowMs, resetAfterMs, retryMs, commit
+ */
+export const FIXED_WINDOW_LUA = `
+local function fixed_window(key, limit, window, cost)
+  local stored = redis.call('GET', key)
+  local count, ttl = 0, 0
+  if stored then
+    count = tonumber(stored)
+    ttl = redis.call('PTTL', key)
+    -- A counter without TTL would limit forever; it cannot be written by this script, but repair it on commit.
+    if ttl < 0 then ttl = -1 end
+  end
+  local available = limit - count
+  local ok = cost <= available
+  local retry = 0
+  if not ok then retry = (ttl > 0) and ttl or window end
+  local reset_after = (ttl > 0) and ttl or window
+  local commit = function()
+    if not stored then
+      -- Value and TTL in one command: a counter never exists without its expiry.
+      redis.call('SET', key, cost, 'PX', window)
+    else
+      redis.call('INCRBY', key, cost)
+      if ttl < 0 then redis.call('PEXPIRE', key, window) end
+    end
+  end
+  return ok, available, math.max(ttl, 0), reset_after, retry, commit
+end
+`;

@@ -1,0 +1,48 @@
+/**
+ * Sliding window counter: the counts of the current and the previous aligned window in one hash
+ * (`w` window index, `c` current, `p` previous); the estimate weighs the previous count by the share of it still
+ * inside the sliding window. O(1) memory; exact while the previous window is empty.
+ *
+ * check(key, limit, windowMs, cost, now) → ok, available, resetNowMs, resetAfterMs, retryMs, commit
+ */
+export const SLIDING_WINDOW_COUNTER_LUA = `
+local function sliding_window_counter(key, limit, window, cost, now)
+  local index = math.floor(now / window)
+  local elapsed = now - index * window
+  local state = redis.call('HMGET', key, 'w', 'c', 'p')
+  local stored = tonumber(state[1])
+  local current, previous = 0, 0
+  if stored == index then
+    current, previous = tonumber(state[2]), tonumber(state[3])
+  elseif stored == index - 1 then
+    previous = tonumber(state[2])
+  end
+  -- stored > index: written under a clock that ran ahead (a failover); treated as empty rather than locking out.
+  local used = previous * (1 - elapsed / window) + current
+  local available = limit - used
+  local ok = cost <= available + 1e-9
+  local reset_now = 0
+  if current > 0 then reset_now = 2 * window - elapsed elseif previous > 0 then reset_now = window - elapsed end
+  local retry = 0
+  if not ok then
+    if cost > limit then
+      retry = 2 * window
+    elseif previous > 0 and current + cost <= limit then
+      -- Fits later in this window, once enough of the previous window's weight has slid out.
+      retry = window * (1 - (limit - current - cost) / previous) - elapsed
+    else
+      -- Fits in the next window, where this window's count becomes the fading previous one.
+      local wait = 0
+      if current > 0 then wait = math.max(window * (1 - (limit - cost) / current), 0) end
+      retry = window - elapsed + wait
+    end
+    retry = math.max(retry, 1)
+  end
+  local commit = function()
+    redis.call('HSET', key, 'w', index, 'c', current + cost, 'p', previous)
+    -- The state matters until the end of the next window, no longer.
+    redis.call('PEXPIRE', key, math.ceil(2 * window - elapsed))
+  end
+  return ok, available, reset_now, 2 * window - elapsed, retry, commit
+end
+`;

@@ -1,0 +1,43 @@
+/**
+ * Sliding window log: a sorted set of hits scored by Redis time, so the count over the last `windowMs` is exact.
+ * Members are unique (`nonce:n`, the nonce being unique per call), so hits in the same microsecond never collapse.
+ * Memory: O(limit) per identity (the set never holds more than `limit` members).
+ *
+ * check(key, limit, windowMs, cost, now, nonce) → ok, available, resetNowMs, resetAfterMs, retryMs, commit
+ */
+export const SLIDING_WINDOW_LUA = `
+local function sliding_window(key, limit, window, cost, now, nonce)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+  local count = redis.call('ZCARD', key)
+  local available = limit - count
+  local ok = cost <= available
+  local reset_now = 0
+  if count > 0 then
+    local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+    reset_now = math.max(tonumber(newest[2]) + window - now, 0)
+  end
+  local retry = 0
+  if not ok then
+    if cost > limit then
+      retry = window
+    else
+      -- The call fits once the (count + cost - limit) oldest hits have left the window.
+      local rank = count + cost - limit - 1
+      local entry = redis.call('ZRANGE', key, rank, rank, 'WITHSCORES')
+      retry = math.max(tonumber(entry[2]) + window - now, 1)
+    end
+  end
+  local commit = function()
+    local args = {}
+    for n = 1, cost do
+      args[#args + 1] = now
+      args[#args + 1] = nonce .. ':' .. n
+      -- unpack() is bounded by the Lua C stack: flush in chunks.
+      if #args >= 1000 then redis.call('ZADD', key, unpack(args)); args = {} end
+    end
+    if #args > 0 then redis.call('ZADD', key, unpack(args)) end
+    redis.call('PEXPIRE', key, window)
+  end
+  return ok, available, reset_now, window, retry, commit
+end
+`;
