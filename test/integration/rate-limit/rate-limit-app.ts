@@ -1,0 +1,19 @@
+import type { INestApplication, Type } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { type RateLimitOptions, RedisPatternsModule, type RedisPatternsModuleOptions } from '@app/redis-patterns';
+
+/** Starts one application instance with its own connections (several per test = several app instances). */
+export async function startApp(
+  options: RedisPatternsModuleOptions & { rateLimit?: RateLimitOptions },
+  extra: { controllers?: Type<unknown>[]; providers?: unknown[]; http?: boolean } = {},
+): Promise<INestApplication> {
+  const moduleRef = await Test.createTestingModule({
+    imports: [RedisPatternsModule.forRoot(options)],
+    controllers: extra.controllers ?? [],
+    providers: (extra.providers ?? []) as Type<unknown>[],
+  }).compile();
+  const app = moduleRef.createNestApplication({ logger: false });
+  if (extra.http) await app.listen(0, '127.0.0.1');
+  else await app.init();
+  return app;
+}
