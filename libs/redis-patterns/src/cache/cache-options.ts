@@ -1,16 +1,97 @@
-import { checkConnectionName, checkKnownKeys, checkObject, type SectionValidator } from '../core/options/option-checks';
+import {
+  checkConnectionName,
+  checkKnownKeys,
+  checkNumber,
+  checkObject,
+  checkOneOf,
+  invalid,
+  type SectionValidator,
+} from '../core/options/option-checks';
 
-/** Options of the `cache` section of RedisPatternsModuleOptions. */
+/** Options of the `cache` section of RedisPatternsModuleOptions. TTLs in seconds, durations ending in `Ms` in ms. */
 export interface CacheOptions {
   /** Name of the connection this pattern uses (default: the default connection). */
   connection?: string;
+  /** TTL of a write that names none, in seconds (default 60). */
+  defaultTtl?: number;
+  /**
+   * Fraction of a TTL that may be cut off at random so keys written together do not expire together (default 0.1:
+   * up to 10% shorter). Jitter only ever shortens a TTL; 0 disables it.
+   */
+  jitter?: number;
+  /** Largest serialized value accepted, in bytes (default 524288 = 512 KB). Bigger values are refused. */
+  maxValueBytes?: number;
+  /** How long a cross-instance fill lock is held at most, in ms (default 5000). */
+  lockTtlMs?: number;
+  /** How long a caller waits for another instance's fill before loading by itself, in ms (default 5000). */
+  lockWaitMs?: number;
+  /** Consecutive Redis failures after which the cache stops calling Redis for `breakerCooldownMs` (default 5). */
+  breakerThreshold?: number;
+  /** How long the cache bypasses Redis once the breaker is open, in ms (default 1000). */
+  breakerCooldownMs?: number;
+  /** At most one failure log line per this interval, in ms (default 10000); the rest are counted. */
+  failureLogIntervalMs?: number;
+  /** HTTP methods whose responses `@Cacheable` caches on controllers (default `['GET']`). */
+  httpMethods?: string[];
 }
 
-const KNOWN_KEYS = ['connection'] as const;
+/** The `cache` section with every default applied. */
+export interface CacheSettings {
+  readonly connection?: string;
+  readonly defaultTtlMs: number;
+  readonly jitter: number;
+  readonly maxValueBytes: number;
+  readonly lockTtlMs: number;
+  readonly lockWaitMs: number;
+  readonly breakerThreshold: number;
+  readonly breakerCooldownMs: number;
+  readonly failureLogIntervalMs: number;
+  readonly httpMethods: ReadonlySet<string>;
+}
+
+const KNOWN_KEYS = [
+  'connection',
+  'defaultTtl',
+  'jitter',
+  'maxValueBytes',
+  'lockTtlMs',
+  'lockWaitMs',
+  'breakerThreshold',
+  'breakerCooldownMs',
+  'failureLogIntervalMs',
+  'httpMethods',
+] as const;
+
+const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/** Longest TTL accepted anywhere in the cache, in seconds (one year). */
+export const MAX_TTL_SECONDS = 365 * 24 * 3600;
 
 /** Validates the `cache` section at startup; every error names the offending option. */
 export const validateCacheOptions: SectionValidator = (value, path, context) => {
   const section = checkObject(value, path);
   checkKnownKeys(section, path, KNOWN_KEYS);
   checkConnectionName(section.connection, `${path}.connection`, context);
+  resolveCacheSettings(section as CacheOptions, path);
 };
+
+/** Applies the defaults of the `cache` section (and validates it, so a direct call fails the same way). */
+export function resolveCacheSettings(section: CacheOptions = {}, path = 'cache'): CacheSettings {
+  const num = (key: keyof CacheOptions, fallback: number, rule: Parameters<typeof checkNumber>[2]) =>
+    section[key] === undefined ? fallback : checkNumber(section[key], `${path}.${key}`, rule);
+  const methods = section.httpMethods ?? ['GET'];
+  if (!Array.isArray(methods) || methods.length === 0) invalid(`${path}.httpMethods`, 'a non-empty array of HTTP methods', methods);
+  methods.forEach((m, i) => checkOneOf(typeof m === 'string' ? m.toUpperCase() : m, `${path}.httpMethods[${i}]`, HTTP_METHODS));
+  return {
+    connection: section.connection,
+    defaultTtlMs: num('defaultTtl', 60, { exclusiveMin: 0, max: MAX_TTL_SECONDS, unit: 'seconds' }) * 1000,
+    jitter: num('jitter', 0.1, { min: 0, max: 0.5 }),
+    maxValueBytes: num('maxValueBytes', 512 * 1024, { min: 1, max: 512 * 1024 * 1024, integer: true, unit: 'bytes' }),
+    lockTtlMs: num('lockTtlMs', 5000, { min: 10, max: 600_000, integer: true, unit: 'ms' }),
+    lockWaitMs: num('lockWaitMs', 5000, { min: 0, max: 600_000, integer: true, unit: 'ms' }),
+    breakerThreshold: num('breakerThreshold', 5, { min: 1, integer: true }),
+    breakerCooldownMs: num('breakerCooldownMs', 1000, { min: 0, max: 600_000, integer: true, unit: 'ms' }),
+    failureLogIntervalMs: num('failureLogIntervalMs', 10_000, { min: 0, integer: true, unit: 'ms' }),
+    httpMethods: new Set(methods.map((m) => m.toUpperCase())),
+  };
+}

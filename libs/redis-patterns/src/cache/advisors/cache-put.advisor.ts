@@ -1,0 +1,38 @@
+import { Injectable } from '@nestjs/common';
+import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../../core/advice/method-advice.interface';
+import { CacheService } from '../cache.service';
+import type { CachePutOptions } from '../decorators/cache-put.decorator';
+import { checkDecoratorKeys, compileKey, compileTags, decoratorPolicy, optionPath } from './compile-sources';
+
+const KNOWN = ['key', 'ttl', 'tags', 'staleTtl'] as const;
+
+/**
+ * The behaviour of `@CachePut` (write-through): the method always runs, and its result is stored under the key
+ * (undefined is not). The write fails open: a Redis problem is logged and counted, the result is returned.
+ */
+@Injectable()
+export class CachePutAdvisor implements MethodAdvisor<CachePutOptions> {
+  constructor(private readonly cache: CacheService) {}
+
+  prepare(raw: CachePutOptions, method: AdvisedMethod): MethodAdvice {
+    const options = checkDecoratorKeys('CachePut', method, raw, KNOWN) as CachePutOptions;
+    const path = (field: string) => optionPath('CachePut', method, field);
+    const engine = this.cache.engine;
+    const policy = decoratorPolicy('CachePut', method, options, { ttlMs: this.cache.settings.defaultTtlMs, jitter: this.cache.settings.jitter });
+    const keyOf = compileKey(options.key, this.cache.keys, method, path('key'));
+    const tagsOf = compileTags(options.tags, path('tags'));
+
+    return async (invocation, proceed) => {
+      const result = await proceed();
+      if (result === undefined) return result;
+      try {
+        const entry = keyOf(invocation.args);
+        const callPolicy = tagsOf ? { ...policy, tags: tagsOf(invocation.args) } : policy;
+        await engine.write(entry, result, callPolicy, { strict: false });
+      } catch (error) {
+        engine.health.warn(`@CachePut on ${method.className}.${method.methodName} did not store this result: ${(error as Error).message}`);
+      }
+      return result;
+    };
+  }
+}

@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../../core/advice/method-advice.interface';
+import { CacheService } from '../cache.service';
+import type { CacheableOptions } from '../decorators/cacheable.decorator';
+import type { StorePredicate } from '../engine/cache-engine';
+import { checkDecoratorKeys, checkFunction, compileKey, compileTags, decoratorPolicy, optionPath } from './compile-sources';
+
+const KNOWN = ['key', 'ttl', 'tags', 'condition', 'unless', 'staleTtl', 'earlyRefresh'] as const;
+
+/**
+ * The behaviour of `@Cacheable`: cache-aside around the method, with the same stampede control, stale window and
+ * fail-open policy as `CacheService.wrap`. Options are checked and compiled here, once per method at bootstrap, so a
+ * call does no option work: a hit is one GET, one parse and (on HTTP) one header.
+ */
+@Injectable()
+export class CacheableAdvisor implements MethodAdvisor<CacheableOptions> {
+  constructor(private readonly cache: CacheService) {}
+
+  prepare(raw: CacheableOptions, method: AdvisedMethod): MethodAdvice {
+    const options = checkDecoratorKeys('Cacheable', method, raw, KNOWN) as CacheableOptions;
+    const path = (field: string) => optionPath('Cacheable', method, field);
+    const engine = this.cache.engine;
+    const policy = decoratorPolicy('Cacheable', method, options, { ttlMs: this.cache.settings.defaultTtlMs, jitter: this.cache.settings.jitter });
+    const keyOf = compileKey(options.key, this.cache.keys, method, path('key'));
+    const tagsOf = compileTags(options.tags, path('tags'));
+    checkFunction(options.condition, path('condition'));
+    checkFunction(options.unless, path('unless'));
+    const condition = options.condition as ((...args: unknown[]) => boolean) | undefined;
+    const unless = options.unless as ((result: unknown, ...args: unknown[]) => boolean) | undefined;
+    const httpMethods = this.cache.settings.httpMethods;
+
+    return (invocation, proceed) => {
+      const http = invocation.http;
+      if (http && !httpMethods.has((http.request as { method?: string }).method ?? 'GET')) return proceed();
+      const args = invocation.args;
+      if (condition && !condition(...args)) return proceed();
+      let entry: string;
+      let callPolicy = policy;
+      try {
+        entry = keyOf(args);
+        if (tagsOf) callPolicy = { ...policy, tags: tagsOf(args) };
+      } catch (error) {
+        engine.health.warn(`@Cacheable on ${method.className}.${method.methodName} did not cache this call: ${(error as Error).message}`);
+        return proceed();
+      }
+      let keep: StorePredicate | undefined;
+      if (unless || http) {
+        keep = (result) => !(unless && unless(result, ...args)) && !(http && setsCookie(http.response));
+      }
+      const fetched = engine.fetch(entry, proceed, callPolicy, keep);
+      if (!http) return fetched.then(valueOf);
+      return fetched.then((result) => {
+        http.setHeader('X-Cache', result.status);
+        return result.value;
+      });
+    };
+  }
+}
+
+function valueOf(result: { value: unknown }): unknown {
+  return result.value;
+}
+
+/** A response that sets a cookie is personal: it is never stored (CACHE-7). */
+function setsCookie(response: unknown): boolean {
+  const res = response as { getHeader?: (name: string) => unknown } | undefined;
+  return typeof res?.getHeader === 'function' && res.getHeader('set-cookie') !== undefined;
+}

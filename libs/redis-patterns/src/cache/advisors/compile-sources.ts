@@ -1,0 +1,108 @@
+import type { AdvisedMethod } from '../../core/advice/method-advice.interface';
+import { describeValue } from '../../core/options/option-checks';
+import { InvalidArgumentError } from '../../errors/invalid-argument.error';
+import { InvalidOptionsError } from '../../errors/invalid-options.error';
+import type { CacheKeys } from '../engine/cache-keys';
+import { buildPolicy, checkKey, checkTags, type EntryPolicy, type WrapOptions } from '../engine/entry-policy';
+import { encodeArguments } from './encode-arguments';
+
+/** A key given to a cache decorator: a constant, or a function of the decorated method's arguments. */
+export type KeySource<A extends unknown[]> = string | ((...args: A) => string | number);
+/** Tags given to a cache decorator: a constant list, or a function of the decorated method's arguments. */
+export type TagsSource<A extends unknown[]> = readonly string[] | ((...args: A) => readonly string[]);
+
+type AnyArgs = unknown[];
+
+/** `@Cacheable on UsersService.find` — how option errors name the decorated method. */
+export function optionPath(decorator: string, method: AdvisedMethod, field: string): string {
+  return `@${decorator}(${method.className}.${method.methodName}).${field}`;
+}
+
+/**
+ * Turns a key source into a function from arguments to the entry key, decided once at bootstrap: a constant key
+ * is escaped once; without a key, the default is `<Class>.<method>` plus an encoding of the arguments.
+ */
+export function compileKey(source: unknown, keys: CacheKeys, method: AdvisedMethod, path: string): (args: AnyArgs) => string {
+  if (source === undefined) {
+    const head = `${method.className}.${method.methodName}`;
+    return (args) => keys.entry(head, encodeArguments(args));
+  }
+  if (typeof source === 'string' || typeof source === 'number') {
+    const entry = keys.entry(guard(() => checkKey(source), path, source));
+    return () => entry;
+  }
+  if (typeof source === 'function') {
+    const fn = source as (...args: AnyArgs) => unknown;
+    return (args) => keys.entry(checkKey(fn(...args), 'key(...args)'));
+  }
+  throw new InvalidOptionsError(path, 'a non-empty string or a function of the method arguments returning one', describeValue(source));
+}
+
+/** Several keys (for @CacheEvict): a key, a list of keys, or a function returning either. */
+export function compileKeys(source: unknown, keys: CacheKeys, path: string): ((args: AnyArgs) => string[]) | undefined {
+  if (source === undefined) return undefined;
+  const toEntries = (value: unknown, where: string): string[] =>
+    (Array.isArray(value) ? value : [value]).map((key, i) => keys.entry(checkKey(key, `${where}[${i}]`)));
+  if (typeof source === 'function') {
+    const fn = source as (...args: AnyArgs) => unknown;
+    return (args) => toEntries(fn(...args), 'keys(...args)');
+  }
+  const constant = guard(() => toEntries(source, 'keys'), path, source);
+  return () => constant;
+}
+
+/** Tags as a function of the arguments (`undefined` when the decorator has none). */
+export function compileTags(source: unknown, path: string): ((args: AnyArgs) => readonly string[]) | undefined {
+  if (source === undefined) return undefined;
+  if (typeof source === 'function') {
+    const fn = source as (...args: AnyArgs) => unknown;
+    return (args) => checkTags(fn(...args), 'tags(...args)');
+  }
+  const constant = guard(() => checkTags(source, 'tags'), path, source);
+  return () => constant;
+}
+
+/** An optional predicate option must be a function. */
+export function checkFunction(value: unknown, path: string): void {
+  if (value !== undefined && typeof value !== 'function') throw new InvalidOptionsError(path, 'a function', describeValue(value));
+}
+
+/** Runs an argument check at bootstrap and reports a failure as an option error naming the decorator. */
+export function guard<T>(check: () => T, path: string, value: unknown): T {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof InvalidArgumentError)) throw error;
+    const expected = error.message.replace(/^Invalid argument "[^"]*": (expected )?/, '');
+    throw new InvalidOptionsError(path, expected, describeValue(value));
+  }
+}
+
+/** Builds a decorator's entry policy at bootstrap; an invalid ttl/staleTtl/earlyRefresh fails startup. */
+export function decoratorPolicy(
+  decorator: string,
+  method: AdvisedMethod,
+  options: { ttl?: unknown; staleTtl?: unknown; earlyRefresh?: unknown },
+  defaults: { ttlMs: number; jitter: number },
+): EntryPolicy {
+  try {
+    return buildPolicy({ ttl: options.ttl, staleTtl: options.staleTtl, earlyRefresh: options.earlyRefresh } as WrapOptions, defaults, 'options');
+  } catch (error) {
+    if (!(error instanceof InvalidArgumentError)) throw error;
+    const field = error.argument.replace(/^options\./, '');
+    const expected = error.message.replace(/^Invalid argument "[^"]*": (expected )?/, '');
+    throw new InvalidOptionsError(optionPath(decorator, method, field), expected, describeValue((options as Record<string, unknown>)[field]));
+  }
+}
+
+/** Rejects option names a decorator does not know (a typo such as `ttlSeconds` fails startup). */
+export function checkDecoratorKeys(decorator: string, method: AdvisedMethod, options: unknown, allowed: readonly string[]): Record<string, unknown> {
+  if (options === undefined) return {};
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new InvalidOptionsError(`@${decorator}(${method.className}.${method.methodName})`, 'an options object', describeValue(options));
+  }
+  for (const key of Object.keys(options)) {
+    if (!allowed.includes(key)) throw new InvalidOptionsError(optionPath(decorator, method, key), `one of ${allowed.join(', ')}`, 'an unknown option');
+  }
+  return options as Record<string, unknown>;
+}

@@ -1,0 +1,153 @@
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { RedisConnections } from '../core/connections/redis-connections';
+import { KeyBuilder } from '../core/keys/key-builder';
+import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
+import { InvalidArgumentError } from '../errors/invalid-argument.error';
+import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
+import { type CacheSettings, resolveCacheSettings } from './cache-options';
+import { CacheEngine, type Fetched } from './engine/cache-engine';
+import { CacheHealth, type CacheStats } from './engine/cache-health';
+import { CacheKeys } from './engine/cache-keys';
+import { CacheStore } from './engine/cache-store';
+import { buildPolicy, checkKey, checkTags, type EntryOptions, type WrapOptions } from './engine/entry-policy';
+import { invalidateTags } from './engine/tag-invalidation';
+
+/**
+ * Cache-aside on Redis: `get`/`getMany`/`set`/`del`, `wrap` with stampede control, and tag invalidation.
+ *
+ * Every write carries a TTL (`cache.defaultTtl` or the call's `ttl`, in seconds, shortened by jitter), values are
+ * JSON with typed Dates, BigInts, Buffers, Maps and Sets, and a hit costs one GET. The cache fails open: when Redis
+ * is slow or down, reads are misses and writes are skipped within the command timeout, logged (rate-limited) and
+ * counted in {@link CacheService.stats}; nothing reaches the caller because of the cache.
+ *
+ * @example
+ * const user = await cache.wrap(`user:${id}`, () => users.find(id), { ttl: 300, tags: [`user:${id}`] });
+ * await cache.invalidateTags(`user:${id}`);
+ */
+@Injectable()
+export class CacheService implements BeforeApplicationShutdown {
+  /** The machinery shared with the cache decorators. */
+  readonly engine: CacheEngine;
+  readonly keys: CacheKeys;
+  readonly settings: CacheSettings;
+  private readonly defaults: { ttlMs: number; jitter: number };
+  private readonly shutdownTimeoutMs: number;
+
+  constructor(
+    @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
+    connections: RedisConnections,
+    keyBuilder: KeyBuilder,
+  ) {
+    this.settings = resolveCacheSettings(options.cache);
+    this.keys = new CacheKeys(keyBuilder);
+    const health = new CacheHealth(this.settings, options.logger ?? new Logger('RedisPatterns:Cache'));
+    this.engine = new CacheEngine(new CacheStore(connections.get(this.settings.connection), this.keys), health, this.settings);
+    this.defaults = { ttlMs: this.settings.defaultTtlMs, jitter: this.settings.jitter };
+    this.shutdownTimeoutMs = options.shutdownTimeoutMs;
+  }
+
+  /** The cached value, or `undefined` on a miss (or when Redis is unavailable). One GET. */
+  async get<T = unknown>(key: string): Promise<T | undefined> {
+    const found = await this.engine.read(this.keys.entry(checkKey(key)), false);
+    if (found === undefined || found.stale) {
+      this.engine.health.stats.misses++;
+      return undefined;
+    }
+    this.engine.health.stats.hits++;
+    return found.value as T;
+  }
+
+  /** Several values in one round trip (one MGET; per-key GETs pipelined per node on a cluster), in key order. */
+  async getMany<T = unknown>(keys: readonly string[]): Promise<Array<T | undefined>> {
+    if (!Array.isArray(keys)) throw new InvalidArgumentError('keys', 'expected an array of keys');
+    const entries = keys.map((key, i) => this.keys.entry(checkKey(key, `keys[${i}]`)));
+    const health = this.engine.health;
+    if (entries.length === 0 || !health.available()) return entries.map(() => undefined);
+    let raws: Array<string | null>;
+    try {
+      raws = await this.engine.store.getMany(entries);
+      health.succeeded();
+    } catch (error) {
+      health.failed('read', error);
+      return entries.map(() => undefined);
+    }
+    const found = await Promise.all(raws.map((raw, i) => (raw === null ? undefined : this.engine.interpret(entries[i], raw))));
+    return found.map((entry) => {
+      if (entry === undefined || entry.stale) {
+        health.stats.misses++;
+        return undefined;
+      }
+      health.stats.hits++;
+      return entry.value as T;
+    });
+  }
+
+  /**
+   * Stores a value with a TTL (seconds; default `cache.defaultTtl`) and optional tags. Resolves with whether it was
+   * written: `false` when Redis is unavailable (fail-open) or a concurrent `invalidateTags` of one of its tags
+   * overtook the write. Throws `CacheSerializationError` for values that cannot round-trip, `CacheValueTooLargeError`
+   * above `cache.maxValueBytes`, and `InvalidArgumentError` for a bad key or option; `undefined` is refused.
+   */
+  async set(key: string, value: unknown, options?: EntryOptions): Promise<boolean> {
+    const entry = this.keys.entry(checkKey(key));
+    if (value === undefined) throw new InvalidArgumentError('value', 'undefined is not cached (use del to remove a key)');
+    const policy = buildPolicy(options, this.defaults);
+    return this.engine.write(entry, value, policy, { strict: true });
+  }
+
+  /** Deletes keys (one DEL per key, so keys in any slot are fine); resolves with how many existed. */
+  async del(...keys: string[]): Promise<number> {
+    const entries = keys.map((key, i) => this.keys.entry(checkKey(key, `keys[${i}]`)));
+    const health = this.engine.health;
+    if (entries.length === 0 || !health.available()) return 0;
+    try {
+      const results = await Promise.all(entries.map((entry) => this.engine.store.del(entry)));
+      health.succeeded();
+      return results.filter(Boolean).length;
+    } catch (error) {
+      health.failed('delete', error);
+      return 0;
+    }
+  }
+
+  /**
+   * Cache-aside with stampede control: the cached value, or `loader()`'s result, stored with the options' TTL and
+   * tags. Concurrent callers in this process share one loader call; across instances a per-key fill lock lets one
+   * load while the others wait (polling with backoff, at most `cache.lockWaitMs`, then they load themselves).
+   * With `staleTtl`, a value past its fresh TTL is returned at once while one background refresh runs; with
+   * `earlyRefresh`, hot keys are refreshed shortly before they expire (XFetch). Loader errors propagate; `undefined`
+   * results are returned but not cached.
+   */
+  async wrap<T>(key: string, loader: () => Promise<T> | T, options?: WrapOptions): Promise<T> {
+    return (await this.wrapWithStatus(key, loader, options)).value;
+  }
+
+  /** {@link CacheService.wrap}, also telling whether the value was a HIT, a MISS (loaded) or STALE. */
+  wrapWithStatus<T>(key: string, loader: () => Promise<T> | T, options?: WrapOptions): Promise<Fetched<T>> {
+    const entry = this.keys.entry(checkKey(key));
+    if (typeof loader !== 'function') throw new InvalidArgumentError('loader', 'expected a function returning the value');
+    const policy = buildPolicy(options, this.defaults);
+    return this.engine.fetch(entry, async () => loader(), policy);
+  }
+
+  /**
+   * Deletes every entry carrying any of the tags; resolves with the number deleted. After it resolves, no read
+   * returns a value written before it began, including values whose write raced it. Cluster-safe: no command
+   * touches two slots.
+   */
+  async invalidateTags(...tags: string[]): Promise<number> {
+    const checked = checkTags(tags, 'tags');
+    const minEpochTtlMs = Math.max(60_000, 2 * (this.settings.lockTtlMs + this.settings.lockWaitMs));
+    return invalidateTags(this.engine.store, this.engine.health, checked, minEpochTtlMs);
+  }
+
+  /** Counters since startup: hits, misses, stale hits, loads, refreshes, Redis errors, bypassed calls, skipped writes. */
+  stats(): CacheStats {
+    return { ...this.engine.health.stats };
+  }
+
+  /** Lets running loads and background refreshes finish (bounded by `shutdownTimeoutMs`) before connections close. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.engine.drain(this.shutdownTimeoutMs);
+  }
+}

@@ -1,0 +1,31 @@
+import { createAdvisedDecorator } from '../../core/advice/create-advised-decorator';
+import { CachePutAdvisor } from '../advisors/cache-put.advisor';
+import type { KeySource, TagsSource } from '../advisors/compile-sources';
+import type { TypedMethodDecorator } from './cacheable.decorator';
+
+/** Options of {@link CachePut}. */
+export interface CachePutOptions<A extends unknown[] = any[]> {
+  /** The key to write: a string or a function of the method's arguments (default: as `@Cacheable`). */
+  key?: KeySource<A>;
+  /** TTL in seconds (default `cache.defaultTtl`). */
+  ttl?: number;
+  tags?: TagsSource<A>;
+  /** Stale window in seconds, as for `@Cacheable` readers of the same key. */
+  staleTtl?: number;
+}
+
+/**
+ * Write-through: the method always runs and its result is stored under the key (so readers using `@Cacheable` or
+ * `CacheService.get` on that key see it). `undefined` results are not stored; failures to store are logged.
+ *
+ * @example
+ * \@CachePut({ key: (user: User) => `user:${user.id}`, ttl: 300 })
+ * save(user: User): Promise<User> { … }
+ */
+export function CachePut<A extends unknown[] = any[]>(options: CachePutOptions<A> = {}): TypedMethodDecorator<A, any> {
+  const decorate = createAdvisedDecorator(CachePutAdvisor, options as CachePutOptions);
+  return (target, propertyKey, descriptor) => {
+    decorate(target, propertyKey, descriptor as TypedPropertyDescriptor<unknown>);
+  };
+}
+

@@ -1,0 +1,50 @@
+import { createAdvisedDecorator } from '../../core/advice/create-advised-decorator';
+import { CacheableAdvisor } from '../advisors/cacheable.advisor';
+import type { KeySource, TagsSource } from '../advisors/compile-sources';
+
+/** Options of {@link Cacheable}. `A` is the decorated method's argument list, `R` its (awaited) result. */
+export interface CacheableOptions<A extends unknown[] = any[], R = any> {
+  /**
+   * The cache key: a string, or a function of the method's arguments. Default: `<Class>.<method>` plus a stable
+   * encoding of the arguments (give an explicit key when an argument is a request object or not serializable,
+   * and include the user or tenant on per-user routes).
+   */
+  key?: KeySource<A>;
+  /** Fresh TTL in seconds (default `cache.defaultTtl`); jitter may shorten it. */
+  ttl?: number;
+  /** Tags for `invalidateTags` / `@CacheEvict({ tags })`: a list, or a function of the arguments. */
+  tags?: TagsSource<A>;
+  /** Evaluated before the call: when false the method runs without the cache. */
+  condition?: (...args: A) => boolean;
+  /** Evaluated after a load, with the result: when true the result is returned but not stored. */
+  unless?: (result: R, ...args: A) => boolean;
+  /** Stale-while-revalidate window in seconds (see `WrapOptions.staleTtl`). */
+  staleTtl?: number;
+  /** Probabilistic early refresh (XFetch): `true` or a β. */
+  earlyRefresh?: boolean | number;
+}
+
+/** A method decorator checked against the decorated method's arguments (and, with `unless`, its result). */
+export type TypedMethodDecorator<A extends unknown[], R> = (
+  target: object,
+  propertyKey: string | symbol,
+  descriptor: TypedPropertyDescriptor<(...args: A) => R | Promise<R>>,
+) => void;
+
+/**
+ * Caches the method's result (cache-aside). On a hit the method does not run; on a miss it runs once per key
+ * across concurrent callers and app instances (stampede control), and the result is stored unless it is
+ * `undefined` or `unless` says so (`0`, `''`, `false` and `null` are cached). Works on provider methods and
+ * controller handlers; on HTTP it applies to GET (see `cache.httpMethods`), sets `X-Cache: HIT|MISS|STALE`, and never
+ * stores a response that sets a cookie. The decorated method becomes async. Fails open when Redis is unavailable.
+ *
+ * @example
+ * \@Cacheable({ key: (id: string) => `user:${id}`, ttl: 300, tags: (id: string) => [`user:${id}`] })
+ * findUser(id: string): Promise<User> { … }
+ */
+export function Cacheable<A extends unknown[] = any[], R = any>(options: CacheableOptions<A, R> = {}): TypedMethodDecorator<A, R> {
+  const decorate = createAdvisedDecorator(CacheableAdvisor, options as CacheableOptions);
+  return (target, propertyKey, descriptor) => {
+    decorate(target, propertyKey, descriptor as TypedPropertyDescriptor<unknown>);
+  };
+}

@@ -1,0 +1,257 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CacheValueTooLargeError } from '../../errors/cache-value-too-large.error';
+import type { CacheSettings } from '../cache-options';
+import { decodeEntry, encodeEntry } from '../serialization/entry-envelope';
+import type { CacheHealth } from './cache-health';
+import type { CacheStore } from './cache-store';
+import { type EntryPolicy, jitteredTtlMs } from './entry-policy';
+import { SingleFlight } from './single-flight';
+
+/** Where a value came from: the cache (fresh), the loader, or the cache past its fresh TTL (refreshing). */
+export type CacheStatus = 'HIT' | 'MISS' | 'STALE';
+
+/** A value with its cache status (what `X-Cache` reports on HTTP). */
+export interface Fetched<T> {
+  readonly value: T;
+  readonly status: CacheStatus;
+}
+
+/** An entry found in Redis. `stale` is decided from the key's PTTL, i.e. the server's clock (invariant 3). */
+export interface FoundEntry {
+  readonly value: unknown;
+  readonly stale: boolean;
+  readonly pttl?: number;
+  readonly staleMs: number;
+  readonly deltaMs: number;
+}
+
+/** Decides, per call, whether a loaded result is stored (`unless` of @Cacheable). */
+export type StorePredicate = (value: unknown) => boolean;
+
+// A tag set outlives its members by at most this much: registration happens just before the entry's write.
+const TAG_TTL_MARGIN_MS = 1000;
+
+/**
+ * The cache-aside machinery behind CacheService and the decorators: one-GET reads, in-process single-flight, a
+ * cross-instance fill lock with bounded, backed-off waiting, stale-while-revalidate and XFetch refreshes in the
+ * background, and tag-aware writes. Every Redis failure goes to {@link CacheHealth} (fail open).
+ */
+export class CacheEngine {
+  readonly flights = new SingleFlight();
+  private readonly maxRawLength: number;
+
+  constructor(
+    readonly store: CacheStore,
+    readonly health: CacheHealth,
+    readonly settings: CacheSettings,
+  ) {
+    // A JS string's length never exceeds its UTF-8 size: anything longer than the cap (+ header) is not ours.
+    this.maxRawLength = settings.maxValueBytes + 64;
+  }
+
+  /** One GET (plus PTTL when the caller needs freshness details, pipelined into the same round trip). */
+  async read(entry: string, withTtl: boolean): Promise<FoundEntry | undefined> {
+    if (!this.health.available()) return undefined;
+    let raw: string | null;
+    let pttl: number | undefined;
+    try {
+      if (withTtl) [raw, pttl] = await Promise.all([this.store.get(entry), this.store.pttl(entry)]);
+      else raw = await this.store.get(entry);
+      this.health.succeeded();
+    } catch (error) {
+      this.health.failed('read', error);
+      return undefined;
+    }
+    return raw === null ? undefined : this.interpret(entry, raw, pttl);
+  }
+
+  /** Decodes a raw entry; an entry with a stale window costs one PTTL to learn whether it is past its fresh TTL. */
+  async interpret(entry: string, raw: string, pttl?: number): Promise<FoundEntry | undefined> {
+    if (raw.length > this.maxRawLength) return undefined;
+    const decoded = decodeEntry(raw);
+    if (!decoded) return undefined;
+    if (decoded.staleMs > 0 && pttl === undefined) {
+      try {
+        pttl = await this.store.pttl(entry);
+      } catch (error) {
+        this.health.failed('read', error);
+        return undefined;
+      }
+    }
+    const stale = decoded.staleMs > 0 && pttl !== undefined && (pttl === -2 || (pttl >= 0 && pttl <= decoded.staleMs));
+    return { value: decoded.value, stale, pttl, staleMs: decoded.staleMs, deltaMs: decoded.deltaMs };
+  }
+
+  /** Cache-aside: the cached value, or the loader's (run once per key across callers and instances). */
+  async fetch<T>(entry: string, loader: () => Promise<T>, policy: EntryPolicy, keep?: StorePredicate): Promise<Fetched<T>> {
+    const found = await this.read(entry, policy.staleMs > 0 || policy.beta > 0);
+    if (found) {
+      if (!found.stale) {
+        this.health.stats.hits++;
+        if (policy.beta > 0 && this.shouldRefreshEarly(found, policy)) this.refreshInBackground(entry, loader, policy, keep);
+        return { value: found.value as T, status: 'HIT' };
+      }
+      if (policy.staleMs > 0) {
+        this.health.stats.staleHits++;
+        this.refreshInBackground(entry, loader, policy, keep);
+        return { value: found.value as T, status: 'STALE' };
+      }
+    }
+    this.health.stats.misses++;
+    return this.flights.run(entry, () => this.fill(entry, loader, policy, keep));
+  }
+
+  /**
+   * Stores a value. `strict` (CacheService.set) throws on values that cannot be stored; otherwise (a loader's or a
+   * method's result) they are skipped with a rate-limited warning. Returns whether the value was written.
+   */
+  async write(entry: string, value: unknown, policy: EntryPolicy, opts: { strict: boolean; deltaMs?: number; epochs?: number[]; token?: string }): Promise<boolean> {
+    let payload: string;
+    try {
+      payload = encodeEntry(value, policy.staleMs, opts.deltaMs ?? 0);
+      // UTF-8 needs at most 3 bytes per UTF-16 unit: short strings skip the byte count.
+      const bytes = payload.length * 3 <= this.settings.maxValueBytes ? payload.length : Buffer.byteLength(payload);
+      if (bytes > this.settings.maxValueBytes) throw new CacheValueTooLargeError(bytes, this.settings.maxValueBytes);
+    } catch (error) {
+      if (opts.strict) throw error;
+      this.health.stats.skippedWrites++;
+      this.health.warn(`Cache write skipped: ${(error as Error).message}`);
+      if (opts.token) void this.release(entry, opts.token);
+      return false;
+    }
+    if (!this.health.available()) return false;
+    const px = jitteredTtlMs(policy) + policy.staleMs;
+    try {
+      let written: boolean;
+      if (policy.tags.length === 0) {
+        written = opts.token ? await this.store.writeChecked(entry, payload, px, opts.token, []) : await this.store.setPlain(entry, payload, px);
+      } else {
+        const seen = await Promise.all(policy.tags.map((tag, i) => this.store.registerTag(tag, entry, px + TAG_TTL_MARGIN_MS, opts.epochs?.[i])));
+        if (seen.some((epoch) => epoch < 0)) {
+          // An invalidation ran while the loader did: its result may predate it, so it is not stored.
+          if (opts.token) await this.store.releaseLock(entry, opts.token);
+          written = false;
+        } else {
+          written = await this.store.writeChecked(entry, payload, px, opts.token ?? '', policy.tags.flatMap((tag, i) => [tag, seen[i]]));
+        }
+      }
+      this.health.succeeded();
+      if (!written) this.health.stats.skippedWrites++;
+      return written;
+    } catch (error) {
+      this.health.failed('write', error);
+      if (opts.token) void this.release(entry, opts.token);
+      return false;
+    }
+  }
+
+  /** Resolves when every running load and background refresh has settled (for shutdown). */
+  async drain(timeoutMs: number): Promise<void> {
+    const running = this.flights.all();
+    if (running.length === 0) return;
+    await Promise.race([Promise.allSettled(running), sleep(timeoutMs, undefined, { ref: false })]);
+  }
+
+  private async fill<T>(entry: string, loader: () => Promise<T>, policy: EntryPolicy, keep?: StorePredicate): Promise<Fetched<T>> {
+    let epochs: number[] | undefined = [];
+    if (policy.tags.length > 0) epochs = await this.tagEpochs(policy.tags);
+    const token = randomBytes(12).toString('base64url');
+    const deadline = Date.now() + this.settings.lockWaitMs;
+    let delayMs = 5;
+    for (;;) {
+      if (!this.health.available()) return this.load(entry, loader, policy, keep, epochs, undefined);
+      let reply;
+      try {
+        reply = await this.store.fillLock(entry, token, this.settings.lockTtlMs, true);
+        this.health.succeeded();
+      } catch (error) {
+        this.health.failed('fill lock', error);
+        return this.load(entry, loader, policy, keep, epochs, undefined);
+      }
+      if (reply.kind === 'locked') return this.load(entry, loader, policy, keep, epochs, token);
+      if (reply.kind === 'entry') {
+        const found = await this.interpret(entry, reply.raw, undefined);
+        if (found && !found.stale) return { value: found.value as T, status: 'HIT' };
+        return this.load(entry, loader, policy, keep, epochs, undefined);
+      }
+      // Another instance is loading: poll with backoff (never longer than its lock lives) until its value
+      // appears, its lock goes (then we may take it), or our wait budget ends and we load by ourselves.
+      const left = deadline - Date.now();
+      if (left <= 0) return this.load(entry, loader, policy, keep, epochs, undefined);
+      await sleep(Math.max(1, Math.min(delayMs, left, reply.lockPttl > 0 ? reply.lockPttl : delayMs)));
+      delayMs = Math.min(delayMs * 2, 200);
+    }
+  }
+
+  private async load<T>(
+    entry: string,
+    loader: () => Promise<T>,
+    policy: EntryPolicy,
+    keep: StorePredicate | undefined,
+    epochs: number[] | undefined,
+    token: string | undefined,
+  ): Promise<Fetched<T>> {
+    this.health.stats.loads++;
+    const started = performance.now();
+    let value: T;
+    try {
+      value = await loader();
+    } catch (error) {
+      if (token) void this.release(entry, token);
+      throw error;
+    }
+    // Without the tags' epochs (Redis failed) a tagged result cannot be stored safely; undefined is never cached.
+    if (value === undefined || epochs === undefined || (keep && !keep(value))) {
+      if (token) void this.release(entry, token);
+      return { value, status: 'MISS' };
+    }
+    const deltaMs = Math.max(1, Math.round(performance.now() - started));
+    await this.write(entry, value, policy, { strict: false, deltaMs, epochs: policy.tags.length ? epochs : undefined, token });
+    return { value, status: 'MISS' };
+  }
+
+  private async tagEpochs(tags: readonly string[]): Promise<number[] | undefined> {
+    if (!this.health.available()) return undefined;
+    try {
+      const epochs = await this.store.tagEpochs(tags);
+      this.health.succeeded();
+      return epochs;
+    } catch (error) {
+      this.health.failed('tag read', error);
+      return undefined;
+    }
+  }
+
+  /** XFetch: refresh early with probability rising as expiry nears, scaled by how long a load takes. */
+  private shouldRefreshEarly(found: FoundEntry, policy: EntryPolicy): boolean {
+    if (found.pttl === undefined || found.pttl < 0) return false;
+    const freshLeftMs = found.pttl - found.staleMs;
+    return found.deltaMs * policy.beta * -Math.log(Math.random()) >= freshLeftMs;
+  }
+
+  private refreshInBackground<T>(entry: string, loader: () => Promise<T>, policy: EntryPolicy, keep?: StorePredicate): void {
+    const flight = `${entry}\u0000refresh`;
+    if (this.flights.has(flight)) return;
+    this.flights
+      .run(flight, async () => {
+        const epochs = policy.tags.length ? await this.tagEpochs(policy.tags) : [];
+        if (epochs === undefined || !this.health.available()) return;
+        const token = randomBytes(12).toString('base64url');
+        // Lock only: one instance refreshes, the others keep serving what they have.
+        const reply = await this.store.fillLock(entry, token, this.settings.lockTtlMs, false);
+        if (reply.kind !== 'locked') return;
+        this.health.stats.refreshes++;
+        await this.load(entry, loader, policy, keep, epochs, token);
+      })
+      .catch((error: unknown) => this.health.warn(`Cache background refresh failed: ${(error as Error)?.message ?? String(error)}`));
+  }
+
+  private async release(entry: string, token: string): Promise<void> {
+    try {
+      await this.store.releaseLock(entry, token);
+    } catch (error) {
+      this.health.failed('lock release', error);
+    }
+  }
+}

@@ -1,0 +1,88 @@
+import type { LoggerService } from '@nestjs/common';
+import { redactSecrets } from '../../core/connections/redact';
+import type { CacheSettings } from '../cache-options';
+
+/** Counters of the cache's outcomes since startup, as returned by `CacheService.stats()`. */
+export interface CacheStats {
+  /** Reads answered with a fresh value. */
+  hits: number;
+  /** Reads that found nothing usable. */
+  misses: number;
+  /** Reads answered with a value past its fresh TTL, inside its stale window. */
+  staleHits: number;
+  /** Loader (or method) runs on a miss. */
+  loads: number;
+  /** Background refreshes started (stale-while-revalidate or early refresh). */
+  refreshes: number;
+  /** Redis calls that failed or timed out; the caller was served from the source. */
+  errors: number;
+  /** Calls that skipped Redis because the breaker was open. */
+  bypassed: number;
+  /** Results not stored: too large, not serializable, or overtaken by an invalidation. */
+  skippedWrites: number;
+}
+
+/**
+ * The cache's outage policy (invariant 6: fail open). Every Redis failure counts; the log gets at most one line
+ * per `failureLogIntervalMs` (with the number of failures it stands for), not one per request. After
+ * `breakerThreshold` consecutive failures the cache stops calling Redis for `breakerCooldownMs`, so callers stop
+ * paying the command timeout; after the cooldown calls go through again, and the first success closes the breaker.
+ */
+export class CacheHealth {
+  readonly stats: CacheStats = { hits: 0, misses: 0, staleHits: 0, loads: 0, refreshes: 0, errors: 0, bypassed: 0, skippedWrites: 0 };
+  private consecutive = 0;
+  private openUntil = 0;
+  private lastLogAt = 0;
+  private unlogged = 0;
+
+  constructor(
+    private readonly settings: CacheSettings,
+    private readonly logger: LoggerService,
+  ) {}
+
+  /** False while the breaker is open: the caller skips Redis and goes to the source. */
+  available(): boolean {
+    if (this.openUntil === 0) return true;
+    if (Date.now() >= this.openUntil) {
+      this.openUntil = 0; // half-open: let calls through; the next failure re-opens at once
+      return true;
+    }
+    this.stats.bypassed++;
+    return false;
+  }
+
+  succeeded(): void {
+    this.consecutive = 0;
+  }
+
+  /** Records a Redis failure of `operation` (never rethrown: the cache fails open). */
+  failed(operation: string, error: unknown): void {
+    this.stats.errors++;
+    if (++this.consecutive >= this.settings.breakerThreshold && this.settings.breakerCooldownMs > 0) {
+      this.openUntil = Date.now() + this.settings.breakerCooldownMs;
+    }
+    this.report(`Cache ${operation} failed; serving from the source (fail-open): ${describe(error)}`);
+  }
+
+  /** Logs a non-Redis problem (a value too large, a refused serialization) under the same rate limit. */
+  warn(message: string): void {
+    this.report(message);
+  }
+
+  private report(message: string): void {
+    const now = Date.now();
+    if (now - this.lastLogAt < this.settings.failureLogIntervalMs) {
+      this.unlogged++;
+      return;
+    }
+    const more = this.unlogged > 0 ? ` (+${this.unlogged} more cache problems since the last report)` : '';
+    this.unlogged = 0;
+    this.lastLogAt = now;
+    this.logger.warn(`${message}${more}`);
+  }
+}
+
+function describe(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return redactSecrets(text.length > 200 ? `${text.slice(0, 200)}…` : text);
+}

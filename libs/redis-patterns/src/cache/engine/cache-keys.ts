@@ -1,0 +1,38 @@
+import type { KeyBuilder } from '../../core/keys/key-builder';
+
+/**
+ * Key layout of the cache (every part escaped by the KeyBuilder, invariant 8):
+ *
+ * - `<prefix>:cache:{<key>}`       the entry (header + JSON), TTL = fresh TTL (jittered) + stale window
+ * - `<prefix>:cache:{<key>}:lock`  the cross-instance fill lock, TTL = `lockTtlMs`
+ * - `<prefix>:cache:{<key>}:inv`   tombstones left by tag invalidations (tag → epoch), TTL = the tag set's TTL
+ * - `<prefix>:cache-tag:{<tag>}:m` a tag's member set (entry keys), TTL ≥ its longest member
+ * - `<prefix>:cache-tag:{<tag>}:e` a tag's invalidation epoch, TTL ≥ the member set's
+ *
+ * An entry and its lock and tombstones share a hash tag, as do a tag's set and epoch, so every script touches one
+ * slot (invariant 4). A tag's members live in any slot: they are only ever touched one key at a time.
+ */
+export class CacheKeys {
+  constructor(private readonly keys: KeyBuilder) {}
+
+  /** The entry key of a user key (one part) or of a decorator's default key (class.method, encoded arguments). */
+  entry(...parts: string[]): string {
+    return this.keys.slotGroup('cache', ...parts);
+  }
+
+  lock(entry: string): string {
+    return this.keys.member(entry, 'lock');
+  }
+
+  tombstone(entry: string): string {
+    return this.keys.member(entry, 'inv');
+  }
+
+  tagMembers(tag: string): string {
+    return this.keys.member(this.keys.slotGroup('cache-tag', tag), 'm');
+  }
+
+  tagEpoch(tag: string): string {
+    return this.keys.member(this.keys.slotGroup('cache-tag', tag), 'e');
+  }
+}

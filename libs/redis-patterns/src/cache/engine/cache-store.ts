@@ -1,0 +1,92 @@
+import { Cluster } from 'ioredis';
+import type { RedisClient } from '../../core/connections/redis-connections';
+import { runScript } from '../../core/scripts/redis-script';
+import { FILL_LOCK_SCRIPT } from '../scripts/fill-lock.script';
+import { INVALIDATE_ENTRY_SCRIPT } from '../scripts/invalidate-entry.script';
+import { RELEASE_LOCK_SCRIPT } from '../scripts/release-lock.script';
+import { TAG_INVALIDATE_SCRIPT } from '../scripts/tag-invalidate.script';
+import { TAG_REGISTER_SCRIPT } from '../scripts/tag-register.script';
+import { WRITE_ENTRY_SCRIPT } from '../scripts/write-entry.script';
+import type { CacheKeys } from './cache-keys';
+
+/** Outcome of the fill-lock script: a fresh entry, the lock, or another caller's lock (with its remaining TTL). */
+export type FillLockReply = { kind: 'entry'; raw: string } | { kind: 'locked' } | { kind: 'busy'; lockPttl: number };
+
+/**
+ * The cache's Redis commands, one method per round trip. Methods throw on Redis errors; the engine applies the
+ * fail-open policy. Nothing here sends a multi-key command across slots: scripts get keys of one hash tag, and
+ * batch reads on a cluster are per-key GETs (auto-pipelined per node).
+ */
+export class CacheStore {
+  private readonly isCluster: boolean;
+
+  constructor(
+    readonly client: RedisClient,
+    readonly keys: CacheKeys,
+  ) {
+    this.isCluster = client instanceof Cluster;
+  }
+
+  get(entry: string): Promise<string | null> {
+    return this.client.get(entry);
+  }
+
+  pttl(entry: string): Promise<number> {
+    return this.client.pttl(entry);
+  }
+
+  /** One MGET on a single server; per-key GETs on a cluster, where each entry has its own slot. */
+  getMany(entries: readonly string[]): Promise<Array<string | null>> {
+    if (entries.length === 0) return Promise.resolve([]);
+    if (this.isCluster) return Promise.all(entries.map((entry) => this.client.get(entry)));
+    return this.client.mget(...entries);
+  }
+
+  async fillLock(entry: string, token: string, lockTtlMs: number, acceptEntry: boolean): Promise<FillLockReply> {
+    const reply = await runScript(this.client, FILL_LOCK_SCRIPT, [entry, this.keys.lock(entry)], [token, lockTtlMs, acceptEntry ? '1' : '0']);
+    if (reply[0] === 1) return { kind: 'entry', raw: reply[1] as string };
+    if (reply[0] === 2) return { kind: 'locked' };
+    return { kind: 'busy', lockPttl: Number(reply[1]) };
+  }
+
+  releaseLock(entry: string, token: string): Promise<number> {
+    return runScript(this.client, RELEASE_LOCK_SCRIPT, [this.keys.lock(entry)], [token]);
+  }
+
+  /** A plain SET … PX: value and TTL in one atomic command (invariant 1). */
+  async setPlain(entry: string, payload: string, px: number): Promise<boolean> {
+    await this.client.set(entry, payload, 'PX', px);
+    return true;
+  }
+
+  /** The write script: refuses a write overtaken by a tag invalidation, releases the fill lock. */
+  async writeChecked(entry: string, payload: string, px: number, token: string, tagEpochs: ReadonlyArray<string | number>): Promise<boolean> {
+    const keys = [entry, this.keys.tombstone(entry), this.keys.lock(entry)];
+    return (await runScript(this.client, WRITE_ENTRY_SCRIPT, keys, [payload, px, token, ...tagEpochs])) === 1;
+  }
+
+  /** The current epoch of each tag (0 when never invalidated). */
+  async tagEpochs(tags: readonly string[]): Promise<number[]> {
+    const values = await Promise.all(tags.map((tag) => this.client.get(this.keys.tagEpoch(tag))));
+    return values.map((value) => (value === null ? 0 : Number(value)));
+  }
+
+  registerTag(tag: string, entry: string, px: number, expectedEpoch: number | undefined): Promise<number> {
+    const keys = [this.keys.tagMembers(tag), this.keys.tagEpoch(tag)];
+    return runScript(this.client, TAG_REGISTER_SCRIPT, keys, [entry, px, expectedEpoch === undefined ? '' : expectedEpoch]);
+  }
+
+  async invalidateTag(tag: string, minEpochTtlMs: number): Promise<{ epoch: number; ttlMs: number; members: string[] }> {
+    const keys = [this.keys.tagMembers(tag), this.keys.tagEpoch(tag)];
+    const [epoch, ttlMs, members] = await runScript(this.client, TAG_INVALIDATE_SCRIPT, keys, [minEpochTtlMs]);
+    return { epoch: Number(epoch), ttlMs: Number(ttlMs), members };
+  }
+
+  async invalidateEntry(entry: string, tag: string, epoch: number, ttlMs: number): Promise<boolean> {
+    return (await runScript(this.client, INVALIDATE_ENTRY_SCRIPT, [entry, this.keys.tombstone(entry)], [tag, epoch, ttlMs])) === 1;
+  }
+
+  async del(entry: string): Promise<boolean> {
+    return (await this.client.del(entry)) === 1;
+  }
+}

@@ -1,0 +1,81 @@
+import { InvalidArgumentError } from '../../errors/invalid-argument.error';
+import { MAX_TTL_SECONDS } from '../cache-options';
+
+/** How one write is stored and refreshed; built once per call (service) or once per method (decorators). */
+export interface EntryPolicy {
+  /** Fresh TTL before jitter, ms. */
+  readonly ttlMs: number;
+  /** Fraction of the TTL that jitter may cut off (0 = none). */
+  readonly jitter: number;
+  /** Stale-while-revalidate window after the fresh TTL, ms (0 = none). */
+  readonly staleMs: number;
+  /** XFetch β for probabilistic early refresh (0 = off). */
+  readonly beta: number;
+  readonly tags: readonly string[];
+}
+
+/** Per-call options shared by `set`, `wrap` and the decorators. TTLs in seconds. */
+export interface EntryOptions {
+  /** Fresh TTL in seconds (default `cache.defaultTtl`). Jitter may shorten it, never lengthen it. */
+  ttl?: number;
+  /** Tags to invalidate this entry by (`invalidateTags`). */
+  tags?: readonly string[];
+}
+
+/** Options of `wrap` (and `@Cacheable`): cache-aside with stampede control. */
+export interface WrapOptions extends EntryOptions {
+  /**
+   * Stale-while-revalidate window in seconds: for this long after the fresh TTL the old value is served at once
+   * while one background refresh runs. Default 0 (off).
+   */
+  staleTtl?: number;
+  /**
+   * Probabilistic early refresh (XFetch): a read close to expiry refreshes in the background with a probability
+   * growing as expiry nears and with the loader's duration. `true` = β 1; a number sets β (higher = earlier).
+   */
+  earlyRefresh?: boolean | number;
+}
+
+/** Validates per-call options (throws InvalidArgumentError naming the field) and builds the policy. */
+export function buildPolicy(options: WrapOptions | undefined, defaults: { ttlMs: number; jitter: number }, argument = 'options'): EntryPolicy {
+  if (options === undefined) return { ttlMs: defaults.ttlMs, jitter: defaults.jitter, staleMs: 0, beta: 0, tags: [] };
+  if (typeof options !== 'object' || options === null) throw new InvalidArgumentError(argument, 'expected an object');
+  const ttlMs = options.ttl === undefined ? defaults.ttlMs : seconds(options.ttl, `${argument}.ttl`, false);
+  const staleMs = options.staleTtl === undefined ? 0 : seconds(options.staleTtl, `${argument}.staleTtl`, true);
+  let beta = 0;
+  if (options.earlyRefresh === true) beta = 1;
+  else if (typeof options.earlyRefresh === 'number' && options.earlyRefresh > 0 && options.earlyRefresh <= 100) beta = options.earlyRefresh;
+  else if (options.earlyRefresh !== undefined && options.earlyRefresh !== false) {
+    throw new InvalidArgumentError(`${argument}.earlyRefresh`, 'expected true, false or a β between 0 and 100');
+  }
+  return { ttlMs, jitter: defaults.jitter, staleMs, beta, tags: checkTags(options.tags, `${argument}.tags`) };
+}
+
+/** Checks a list of tags: non-empty strings. */
+export function checkTags(tags: unknown, argument: string): readonly string[] {
+  if (tags === undefined) return [];
+  if (!Array.isArray(tags)) throw new InvalidArgumentError(argument, 'expected an array of non-empty strings');
+  for (const tag of tags) {
+    if (typeof tag !== 'string' || tag.length === 0) throw new InvalidArgumentError(argument, 'expected an array of non-empty strings');
+  }
+  return tags.length > 1 ? [...new Set(tags as string[])] : (tags as string[]);
+}
+
+/** Checks a cache key given by the caller. */
+export function checkKey(key: unknown, argument = 'key'): string {
+  if (typeof key === 'number' && Number.isFinite(key)) return String(key);
+  if (typeof key !== 'string' || key.length === 0) throw new InvalidArgumentError(argument, 'expected a non-empty string');
+  return key;
+}
+
+function seconds(value: unknown, argument: string, zeroAllowed: boolean): number {
+  const ok = typeof value === 'number' && Number.isFinite(value) && (zeroAllowed ? value >= 0 : value > 0) && value <= MAX_TTL_SECONDS;
+  if (!ok) throw new InvalidArgumentError(argument, `expected a number of seconds ${zeroAllowed ? '>= 0' : '> 0'} and <= ${MAX_TTL_SECONDS}`);
+  return Math.max(1, Math.round((value as number) * 1000)) * (value === 0 ? 0 : 1);
+}
+
+/** The TTL actually written: jitter cuts up to `jitter` of the fresh TTL, never adds (a TTL is an upper bound). */
+export function jitteredTtlMs(policy: EntryPolicy): number {
+  if (policy.jitter === 0) return policy.ttlMs;
+  return Math.max(1, policy.ttlMs - Math.floor(Math.random() * policy.jitter * policy.ttlMs));
+}
