@@ -1,0 +1,32 @@
+import type { RunPlan } from './runner';
+
+/** Command-line options of `npm run bench`. */
+export interface BenchArgs {
+  quick: boolean;
+  /** Only these group ids (e.g. `--only cache,lock`); all when empty. */
+  only: string[];
+  /** Where the report goes (default: bench/ for a full run, a temp folder for --quick). */
+  out?: string;
+  plan: RunPlan;
+  http: { rounds: number; durationS: number; connections: number };
+}
+
+/** Parses `--quick`, `--only a,b`, `--out dir` and `--rounds n`. */
+export function parseArgs(argv: string[]): BenchArgs {
+  const value = (name: string) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : argv.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
+  };
+  const quick = argv.includes('--quick');
+  const rounds = Number(value('--rounds') ?? (quick ? 2 : 5));
+  return {
+    quick,
+    only: (value('--only') ?? '').split(',').filter(Boolean),
+    out: value('--out'),
+    // Full run: 5 rounds of 1.5 s per contender; quick: 2 rounds of 0.4 s (a smoke test, not a measurement).
+    plan: quick
+      ? { rounds, durationMs: 400, warmupMs: 150, probeOps: 50 }
+      : { rounds, durationMs: 1500, warmupMs: 700, probeOps: 200 },
+    http: quick ? { rounds, durationS: 1, connections: 32 } : { rounds, durationS: 4, connections: 32 },
+  };
+}
