@@ -44,7 +44,7 @@ export class PubSubService implements BeforeApplicationShutdown {
     @Inject(RESOLVED_OPTIONS) private readonly options: ResolvedRedisPatternsOptions,
   ) {
     this.names = new ChannelNames(keys);
-    this.logger = options.logger ?? new Logger('RedisPatterns');
+    this.logger = options.logger ?? new Logger('PubSubService');
   }
 
   /**
@@ -72,10 +72,10 @@ export class PubSubService implements BeforeApplicationShutdown {
     const queue = new HandlerQueue(
       handler as MessageHandler,
       this.options.pubsub?.maxQueuedMessages ?? DEFAULT_MAX_QUEUED_MESSAGES,
-      (error, channel) => this.logger.error(`Handler of "${channelOrPattern}" failed on a message from "${channel}": ${describe(error)}`, undefined, 'PubSubService'),
+      (error, channel) => this.logger.error(`Handler of "${channelOrPattern}" failed on a message from "${channel}": ${describe(error)}`),
       (channel, dropped) => {
         if (dropped === 1 || dropped % 1000 === 0) {
-          this.logger.warn(`Handler of "${channelOrPattern}" is too slow: ${dropped} message(s) from "${channel}" dropped so far`, 'PubSubService');
+          this.logger.warn(`Handler of "${channelOrPattern}" is too slow: ${dropped} message(s) from "${channel}" dropped so far`);
         }
       },
     );
@@ -152,7 +152,7 @@ export class PubSubService implements BeforeApplicationShutdown {
     let readyBefore = false;
     subscriber.on('ready', () => {
       // ioredis re-subscribes every channel and pattern on reconnect; what was published in between is gone.
-      if (readyBefore) this.logger.warn('Pub/sub subscriber reconnected and re-subscribed; messages published while it was disconnected were lost', 'PubSubService');
+      if (readyBefore) this.logger.warn('Pub/sub subscriber reconnected and re-subscribed; messages published while it was disconnected were lost');
       readyBefore = true;
     });
     this.subscriber = subscriber;

@@ -56,7 +56,7 @@ export async function processBatch(ctx: BatchContext, entries: readonly Delivere
         error,
       }).catch((e: unknown) => {
         stats.deadLettered--;
-        ctx.logger.error(`Could not dead-letter ${settings.stream}/${entry.id}; it stays pending: ${describe(e)}`, undefined, 'StreamsService');
+        ctx.logger.error(`Could not dead-letter ${settings.stream}/${entry.id}; it stays pending: ${describe(e)}`);
       }),
     );
   };
@@ -79,9 +79,7 @@ export async function processBatch(ctx: BatchContext, entries: readonly Delivere
       if (entry.deliveries >= settings.maxDeliveries) giveUp(entry, describe(error));
       else {
         ctx.logger.warn(
-          `Handler failed on ${settings.stream}/${entry.id} (delivery ${entry.deliveries} of ${settings.maxDeliveries}); retried after ${settings.claimIdleMs} ms: ${describe(error)}`,
-          'StreamsService',
-        );
+          `Handler failed on ${settings.stream}/${entry.id} (delivery ${entry.deliveries} of ${settings.maxDeliveries}); retried after ${settings.claimIdleMs} ms: ${describe(error)}`);
       }
     }
   };
@@ -90,7 +88,7 @@ export async function processBatch(ctx: BatchContext, entries: readonly Delivere
     ctx.track(
       ctx.client.xack(ctx.keys.source, settings.group, ...acks).catch((error: unknown) => {
         // The entries stay pending and are redelivered after claimIdleMs: a duplicate, never a loss.
-        ctx.logger.error(`XACK of ${acks.length} entries of ${settings.stream} failed; they will be redelivered: ${describe(error)}`, undefined, 'StreamsService');
+        ctx.logger.error(`XACK of ${acks.length} entries of ${settings.stream} failed; they will be redelivered: ${describe(error)}`);
       }),
     );
   }

@@ -83,7 +83,7 @@ export class StreamConsumerLoop implements StreamConsumerHandle {
 
   start(): this {
     this.done = this.run().catch((error: unknown) => {
-      this.deps.logger.error(`Consumer ${this.describeSelf()} stopped on an unexpected error: ${describe(error)}`, undefined, 'StreamsService');
+      this.deps.logger.error(`Consumer ${this.describeSelf()} stopped on an unexpected error: ${describe(error)}`);
     });
     return this;
   }
@@ -103,9 +103,7 @@ export class StreamConsumerLoop implements StreamConsumerHandle {
     const finished = await withDeadline((this.done ?? Promise.resolve()).then(() => Promise.allSettled([...this.writes])), this.deps.settings.stopTimeoutMs);
     if (!finished) {
       this.deps.logger.warn(
-        `Consumer ${this.describeSelf()} still had handlers running after ${this.deps.settings.stopTimeoutMs} ms; their entries stay pending and will be reclaimed`,
-        'StreamsService',
-      );
+        `Consumer ${this.describeSelf()} still had handlers running after ${this.deps.settings.stopTimeoutMs} ms; their entries stay pending and will be reclaimed`);
     }
     await this.deps.closeReader();
   }
@@ -134,7 +132,7 @@ export class StreamConsumerLoop implements StreamConsumerHandle {
           continue;
         }
         failures++;
-        this.deps.logger.warn(`Consumer ${this.describeSelf()} failed to read (attempt ${failures}): ${describe(error)}`, 'StreamsService');
+        this.deps.logger.warn(`Consumer ${this.describeSelf()} failed to read (attempt ${failures}): ${describe(error)}`);
         await this.pause(Math.min(RETRY_MIN_MS * 2 ** (failures - 1), RETRY_MAX_MS));
       }
     }
@@ -216,7 +214,7 @@ export class StreamConsumerLoop implements StreamConsumerHandle {
         return await step();
       } catch (error) {
         if (this.stopping) return;
-        this.deps.logger.warn(`Consumer ${this.describeSelf()}: ${describe(error)} (attempt ${attempt}, retrying)`, 'StreamsService');
+        this.deps.logger.warn(`Consumer ${this.describeSelf()}: ${describe(error)} (attempt ${attempt}, retrying)`);
         await this.pause(Math.min(RETRY_MIN_MS * 2 ** (attempt - 1), RETRY_MAX_MS));
       }
     }

@@ -37,7 +37,7 @@ export class StreamsService implements BeforeApplicationShutdown {
     private readonly keys: KeyBuilder,
     @Inject(RESOLVED_OPTIONS) private readonly options: ResolvedRedisPatternsOptions,
   ) {
-    this.logger = options.logger ?? new Logger('RedisPatterns');
+    this.logger = options.logger ?? new Logger('StreamsService');
   }
 
   /** The raw Redis key of a stream name (for redis-cli and monitoring). */
