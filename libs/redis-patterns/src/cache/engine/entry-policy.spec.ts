@@ -1,0 +1,33 @@
+import { InvalidArgumentError } from '../../errors/invalid-argument.error';
+import { buildPolicy, jitteredTtlMs } from './entry-policy';
+
+const defaults = { ttlMs: 60_000, jitter: 0.1 };
+
+describe('entry policy', () => {
+  it('jitter only shortens a TTL, by at most the configured fraction', () => {
+    const policy = buildPolicy({ ttl: 10 }, defaults);
+    const ttls = Array.from({ length: 2000 }, () => jitteredTtlMs(policy));
+    expect(Math.max(...ttls)).toBeLessThanOrEqual(10_000);
+    expect(Math.min(...ttls)).toBeGreaterThanOrEqual(9_000);
+    expect(new Set(ttls).size).toBeGreaterThan(100);
+    expect(jitteredTtlMs(buildPolicy({ ttl: 10 }, { ttlMs: 1, jitter: 0 }))).toBe(10_000);
+  });
+
+  it('names the bad field', () => {
+    expect(() => buildPolicy({ ttl: -1 }, defaults)).toThrow(InvalidArgumentError);
+    expect(() => buildPolicy({ ttl: -1 }, defaults)).toThrow(/options\.ttl/);
+    expect(() => buildPolicy({ staleTtl: Number.NaN }, defaults)).toThrow(/options\.staleTtl/);
+    expect(() => buildPolicy({ tags: ['a', ''] }, defaults)).toThrow(/options\.tags/);
+    expect(() => buildPolicy({ earlyRefresh: -2 }, defaults)).toThrow(/options\.earlyRefresh/);
+  });
+
+  it('converts seconds to ms and dedupes tags', () => {
+    expect(buildPolicy({ ttl: 1.5, staleTtl: 2, earlyRefresh: true, tags: ['a', 'a', 'b'] }, defaults)).toEqual({
+      ttlMs: 1500,
+      jitter: 0.1,
+      staleMs: 2000,
+      beta: 1,
+      tags: ['a', 'b'],
+    });
+  });
+});
