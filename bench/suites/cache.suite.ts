@@ -1,0 +1,141 @@
+import KeyvRedis from '@keyv/redis';
+import { createClient } from '@redis/client';
+import { createCache, type Cache } from 'cache-manager';
+import Redis from 'ioredis';
+import { Keyv } from 'keyv';
+import type { BenchGroup, Contender } from '../lib/contender';
+import { libraryContender, unavailableContender } from '../lib/contenders';
+import { createOurContext, missingExports, resolveService } from '../lib/our-library';
+import { CACHE_TTL_S, CACHED_VALUE } from './payload';
+import type { SuiteContext } from './suite-context';
+
+interface CacheServiceLike {
+  get<T>(key: string): Promise<T | undefined>;
+  set(key: string, value: unknown, options: { ttl: number }): Promise<unknown>;
+  wrap<T>(key: string, loader: () => Promise<T>, options: { ttl: number }): Promise<T>;
+}
+
+const CONCURRENCY = 32;
+// One key per caller: cache-manager's wrap coalesces concurrent calls for the same key into one, which would
+// measure coalescing instead of the cost of a hit. With a key per caller, every call is a real read.
+const keyOf = (worker: number) => `user${worker}`;
+const KEYS = Array.from({ length: CONCURRENCY }, (_, w) => keyOf(w));
+const JSON_TEXT = JSON.stringify(CACHED_VALUE);
+const neverCalled = async (): Promise<never> => {
+  throw new Error('loader called on a hit');
+};
+
+/** Throws when a "hit" returned nothing, so a broken contender shows errors instead of fast misses. */
+function expectHit(value: unknown): void {
+  if (value === undefined || value === null) throw new Error('cache miss during the hit benchmark');
+}
+
+function ourContenders(ctx: SuiteContext): Contender[] {
+  const missing = missingExports('CacheService');
+  if (missing) {
+    return [unavailableContender('ours-get', 'CacheService.get', missing), unavailableContender('ours-wrap', 'CacheService.wrap', missing)];
+  }
+  let cache: CacheServiceLike;
+  let close: (() => Promise<void>) | undefined;
+  let users = 0;
+  // Both contenders share one application context: set up by the first, closed by the last.
+  const setup = async () => {
+    if (users++ > 0) return;
+    const app = await createOurContext(ctx.redis.url, 'bench-cache');
+    cache = resolveService<CacheServiceLike>(app, 'CacheService');
+    for (const key of KEYS) await cache.set(key, CACHED_VALUE, { ttl: CACHE_TTL_S });
+    close = () => app.close();
+  };
+  const teardown = async () => {
+    if (--users === 0) await close?.();
+  };
+  return [
+    libraryContender({ id: 'ours-get', label: 'CacheService.get', concurrency: CONCURRENCY, setup, teardown, op: async (w) => expectHit(await cache.get(keyOf(w))) }),
+    libraryContender({
+      id: 'ours-wrap',
+      label: 'CacheService.wrap (hit)',
+      concurrency: CONCURRENCY,
+      setup,
+      teardown,
+      op: async (w) => expectHit(await cache.wrap(keyOf(w), neverCalled, { ttl: CACHE_TTL_S })),
+    }),
+  ];
+}
+
+function cacheManagerContenders(ctx: SuiteContext): Contender[] {
+  let cache: Cache;
+  let users = 0;
+  const setup = async () => {
+    if (users++ > 0) return;
+    cache = createCache({ stores: [new Keyv({ store: new KeyvRedis(ctx.redis.url), namespace: 'bench-cm' })] });
+    for (const key of KEYS) await cache.set(key, CACHED_VALUE, CACHE_TTL_S * 1000);
+  };
+  const teardown = async () => {
+    if (--users === 0) await cache.disconnect();
+  };
+  return [
+    libraryContender({ id: 'cm-get', label: 'cache-manager 7 + @keyv/redis get', concurrency: CONCURRENCY, setup, teardown, op: async (w) => expectHit(await cache.get(keyOf(w))) }),
+    libraryContender({
+      id: 'cm-wrap',
+      label: 'cache-manager 7 + @keyv/redis wrap (hit)',
+      concurrency: CONCURRENCY,
+      setup,
+      teardown,
+      op: async (w) => expectHit(await cache.wrap(keyOf(w), neverCalled, CACHE_TTL_S * 1000)),
+    }),
+  ];
+}
+
+function ioredisContender(ctx: SuiteContext, autoPipelining: boolean): Contender {
+  let client: Redis;
+  const key = (w: number) => `raw:${keyOf(w)}`;
+  return libraryContender({
+    id: autoPipelining ? 'ioredis-ap' : 'ioredis',
+    label: `ioredis GET + JSON.parse${autoPipelining ? ' (auto-pipelining)' : ''}`,
+    concurrency: CONCURRENCY,
+    setup: async () => {
+      client = new Redis({ port: ctx.redis.port, host: '127.0.0.1', enableAutoPipelining: autoPipelining });
+      for (let w = 0; w < CONCURRENCY; w++) await client.set(key(w), JSON_TEXT, 'EX', CACHE_TTL_S);
+    },
+    op: async (w) => expectHit(JSON.parse((await client.get(key(w))) as string)),
+    teardown: async () => void client.disconnect(),
+  });
+}
+
+function nodeRedisContender(ctx: SuiteContext): Contender {
+  const client = createClient({ url: ctx.redis.url });
+  const key = (w: number) => `noderedis:${keyOf(w)}`;
+  return libraryContender({
+    id: 'node-redis',
+    label: 'node-redis (@redis/client) GET + JSON.parse',
+    concurrency: CONCURRENCY,
+    setup: async () => {
+      await client.connect();
+      for (let w = 0; w < CONCURRENCY; w++) await client.set(key(w), JSON_TEXT, { EX: CACHE_TTL_S });
+    },
+    op: async (w) => expectHit(JSON.parse((await client.get(key(w))) as string)),
+    teardown: async () => void (await client.close()),
+  });
+}
+
+/**
+ * Cache hit: our get and wrap against cache-manager 7 + Keyv + @keyv/redis (what @nestjs/cache-manager uses), raw
+ * ioredis GET + JSON.parse with and without auto-pipelining, and node-redis, which pipelines every concurrent
+ * command by design (the practical limit of a Node client).
+ */
+export function cacheGroup(ctx: SuiteContext): BenchGroup {
+  return {
+    id: 'cache',
+    title: 'Cache hit',
+    unit: 'one read of a cached ~0.5 KB JSON value, deserialized',
+    load: `${CONCURRENCY} concurrent callers, each reading its own key, closed loop`,
+    probe: true,
+    contenders: [...ourContenders(ctx), ...cacheManagerContenders(ctx), ioredisContender(ctx, false), ioredisContender(ctx, true), nodeRedisContender(ctx)],
+    ratios: [
+      { label: 'CacheService.get / cache-manager get', numerator: 'ours-get', denominator: 'cm-get', target: 1.0 },
+      { label: 'CacheService.wrap / cache-manager wrap', numerator: 'ours-wrap', denominator: 'cm-wrap', target: 1.0 },
+      { label: 'CacheService.get / ioredis GET (auto-pipelining)', numerator: 'ours-get', denominator: 'ioredis-ap' },
+      { label: 'CacheService.get / node-redis GET', numerator: 'ours-get', denominator: 'node-redis' },
+    ],
+  };
+}
