@@ -5,6 +5,7 @@ import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-optio
 import { runScript } from '../core/scripts/redis-script';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
+import { prepareScripts } from './prepare-scripts';
 import { CAPPED_LIST_DEFAULTS } from './capped-list-options';
 import { CAPPED_LIST_PUSH } from './scripts/capped-list-push.script';
 import { checkCount, checkIndex, checkName, ttlMs } from './structure-args';
@@ -35,6 +36,7 @@ export class CappedList {
     @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
   ) {
     this.client = connections.get(options.cappedList?.connection);
+    prepareScripts(this.client, [CAPPED_LIST_PUSH]);
     this.defaults = { ...CAPPED_LIST_DEFAULTS, ...options.cappedList };
   }
 

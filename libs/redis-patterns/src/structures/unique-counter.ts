@@ -6,6 +6,7 @@ import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-optio
 import { runScript } from '../core/scripts/redis-script';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
+import { prepareScripts } from './prepare-scripts';
 import { HLL_ADD } from './scripts/hll-add.script';
 import { HLL_FOLD } from './scripts/hll-fold.script';
 import { checkName, ttlMs } from './structure-args';
@@ -36,6 +37,7 @@ export class UniqueCounter {
     @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
   ) {
     this.client = connections.get(options.uniqueCounter?.connection);
+    prepareScripts(this.client, [HLL_ADD, HLL_FOLD]);
     this.defaultTtl = options.uniqueCounter?.defaultTtl ?? UNIQUE_COUNTER_DEFAULTS.defaultTtl;
   }
 
