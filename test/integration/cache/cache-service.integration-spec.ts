@@ -1,0 +1,238 @@
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { Cluster, type Redis } from 'ioredis';
+import { CacheSerializationError, CacheService, CacheValueTooLargeError, InvalidArgumentError, RedisPatternsModule } from '@app/redis-patterns';
+import { connectionFor, keysWithoutTtl, rawClient, scanKeys, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
+
+describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on %s', (topology) => {
+  let app: INestApplication;
+  let cache: CacheService;
+  let admin: Redis | Cluster;
+  const prefix = uniquePrefix(`cache-${topology}`);
+
+  beforeAll(async () => {
+    admin = rawClient(topology);
+    const moduleRef = await Test.createTestingModule({
+      imports: [RedisPatternsModule.forRoot({ connection: connectionFor(topology), keyPrefix: prefix, cache: { defaultTtl: 30, maxValueBytes: 64 * 1024 } })],
+    }).compile();
+    app = moduleRef.createNestApplication();
+    await app.init();
+    cache = app.get(CacheService);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    admin.disconnect();
+  });
+
+  it('sets and gets values with a TTL no longer than asked, and deletes them', async () => {
+    expect(await cache.set('user42', { name: 'Ada' }, { ttl: 20 })).toBe(true);
+    expect(await cache.get('user42')).toEqual({ name: 'Ada' });
+    const pttl = await admin.pttl(`${prefix}:cache:{user42}`);
+    expect(pttl).toBeGreaterThan(17_000);
+    expect(pttl).toBeLessThanOrEqual(20_000);
+    expect(await cache.del('user42', 'absent')).toBe(1);
+    expect(await cache.get('user42')).toBeUndefined();
+  });
+
+  it('caches falsy values but not undefined', async () => {
+    const values: Record<string, unknown> = { zero: 0, empty: '', no: false, nothing: null };
+    for (const [key, value] of Object.entries(values)) await cache.set(key, value);
+    for (const [key, value] of Object.entries(values)) expect(await cache.get(key)).toBe(value);
+    let calls = 0;
+    for (let i = 0; i < 3; i++) expect(await cache.wrap('falsy-wrap', async () => (calls++, 0))).toBe(0);
+    expect(calls).toBe(1);
+    for (let i = 0; i < 3; i++) expect(await cache.wrap('undef-wrap', async () => (calls++, undefined))).toBeUndefined();
+    expect(calls).toBe(4);
+    await expect(cache.set('u', undefined)).rejects.toThrow(InvalidArgumentError);
+  });
+
+  it('round-trips Date, BigInt, Buffer, Map, Set; refuses the rest and oversized values without writing', async () => {
+    const value = { at: new Date(1_700_000_000_000), n: 2n ** 70n, b: Buffer.from('hi'), m: new Map([[1, 'a']]), s: new Set(['x']) };
+    await cache.set('typed', value);
+    expect(await cache.get('typed')).toEqual(value);
+    await expect(cache.set('fn', { f: () => 1 })).rejects.toThrow(CacheSerializationError);
+    await expect(cache.set('big', 'x'.repeat(70 * 1024))).rejects.toThrow(CacheValueTooLargeError);
+    expect(await admin.exists(`${prefix}:cache:{fn}`)).toBe(0);
+    expect(await admin.exists(`${prefix}:cache:{big}`)).toBe(0);
+    // A loader's oversized result is returned, not stored.
+    expect((await cache.wrap('big-wrap', async () => 'y'.repeat(70 * 1024))).length).toBe(70 * 1024);
+    expect(await admin.exists(`${prefix}:cache:{big-wrap}`)).toBe(0);
+  });
+
+  it('reads several keys in one call, in order, misses as undefined', async () => {
+    await Promise.all(['m1', 'm2', 'm3'].map((key, i) => cache.set(key, i)));
+    expect(await cache.getMany(['m1', 'nope', 'm3', 'm2'])).toEqual([0, undefined, 2, 1]);
+  });
+
+  it('never pollutes Object.prototype from hostile cached data (get, getMany, wrap)', async () => {
+    const hostile = '1::0:0:{"__proto__":{"polluted":1},"constructor":{"prototype":{"x":1}},"a":{"\\u005f_proto__":{"polluted":2}}}';
+    await admin.set(`${prefix}:cache:{evil}`, hostile, 'PX', 10_000);
+    const values = [await cache.get('evil'), ...(await cache.getMany(['evil'])), await cache.wrap('evil', async () => 'loaded')];
+    for (const value of values) {
+      Object.assign({}, value);
+      mergeDeep({}, value);
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+    expect(values[0]).toEqual({ a: {} });
+  });
+
+  it('runs the loader once for 50 concurrent wraps of a cold key', async () => {
+    let calls = 0;
+    const loader = async () => {
+      calls++;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return { v: 1 };
+    };
+    const results = await Promise.all(Array.from({ length: 50 }, () => cache.wrap('cold', loader, { ttl: 10 })));
+    expect(calls).toBe(1);
+    expect(results.every((r) => r.v === 1)).toBe(true);
+    expect(await cache.get('cold')).toEqual({ v: 1 });
+  });
+
+  it('invalidates tags across slots: every tagged key goes, others stay, the count is exact', async () => {
+    const keys = Array.from({ length: 60 }, (_, i) => `item${i}`);
+    await Promise.all(keys.map((key, i) => cache.set(key, i, { tags: i % 2 === 0 ? ['even', 'all'] : ['all'] })));
+    await cache.set('untagged', 'stays');
+    if (admin instanceof Cluster) {
+      const slots = new Set(await Promise.all(keys.map((key) => admin.cluster('KEYSLOT', `${prefix}:cache:{${key}}`) as Promise<number>)));
+      expect(slots.size).toBeGreaterThan(30);
+    }
+    expect(await cache.invalidateTags('even')).toBe(30);
+    const values = await cache.getMany(keys);
+    expect(values.filter((v) => v !== undefined)).toHaveLength(30);
+    expect(values.every((v, i) => (i % 2 === 0 ? v === undefined : v === i))).toBe(true);
+    expect(await cache.invalidateTags('all', 'even')).toBe(30);
+    expect((await cache.getMany(keys)).every((v) => v === undefined)).toBe(true);
+    expect(await cache.get('untagged')).toBe('stays');
+    expect(await cache.invalidateTags('never-used')).toBe(0);
+  });
+
+  it('keeps tag sets alive at least as long as their members', async () => {
+    await cache.set('short', 1, { ttl: 5, tags: ['ttl-tag'] });
+    await cache.set('long', 1, { ttl: 25, tags: ['ttl-tag'] });
+    const setTtl = await admin.pttl(`${prefix}:cache-tag:{ttl-tag}:m`);
+    const memberTtl = await admin.pttl(`${prefix}:cache:{long}`);
+    expect(setTtl).toBeGreaterThanOrEqual(memberTtl);
+    expect(setTtl).toBeLessThanOrEqual(26_000);
+  });
+
+  it('never leaves a value readable after invalidateTags resolves, with writers racing it', async () => {
+    for (let round = 0; round < 5; round++) {
+      let version = 0;
+      let writing = true;
+      const doneSet = new Array<number>(8).fill(0);
+      const doneWrap = new Array<number>(8).fill(0);
+      const writers = Array.from({ length: 8 }, async (_, w) => {
+        while (writing) {
+          const v = ++version;
+          await cache.set(`race${w}`, v, { tags: ['race'] });
+          doneSet[w] = v;
+          const u = ++version;
+          await cache.wrap(`racew${w}`, async () => u, { tags: ['race'], ttl: 30 });
+          doneWrap[w] = u;
+        }
+      });
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      // Every write that completed before the invalidation began must be unreadable once it resolves; writes still
+      // in flight may survive only if they registered after it (the tombstones refuse the others).
+      const setAtStart = [...doneSet];
+      const wrapAtStart = [...doneWrap];
+      await cache.invalidateTags('race');
+      const sets = await cache.getMany(Array.from({ length: 8 }, (_, w) => `race${w}`));
+      const wraps = await cache.getMany(Array.from({ length: 8 }, (_, w) => `racew${w}`));
+      writing = false;
+      await Promise.all(writers);
+      sets.forEach((value, w) => value !== undefined && expect(value as number).toBeGreaterThan(setAtStart[w]));
+      wraps.forEach((value, w) => value !== undefined && expect(value as number).toBeGreaterThan(wrapAtStart[w]));
+    }
+  });
+
+  it('does not store a loader result when its tag was invalidated during the load (CACHE-6)', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = cache.wrap('slow-load', async () => {
+      await gate;
+      return 'old';
+    }, { tags: ['slow'] });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await cache.invalidateTags('slow');
+    release();
+    expect(await slow).toBe('old');
+    expect(await cache.get('slow-load')).toBeUndefined();
+    expect(await cache.wrap('slow-load', async () => 'new', { tags: ['slow'] })).toBe('new');
+    expect(await cache.get('slow-load')).toBe('new');
+  });
+
+  it('serves a stale value once while refreshing, then the fresh one (SWR)', async () => {
+    let version = 0;
+    const loader = async () => ++version;
+    const first = await cache.wrapWithStatus('swr', loader, { ttl: 1, staleTtl: 30 });
+    expect(first).toEqual({ value: 1, status: 'MISS' });
+    expect(await cache.wrapWithStatus('swr', loader, { ttl: 1, staleTtl: 30 })).toEqual({ value: 1, status: 'HIT' });
+    await waitFor(async () => (await admin.pttl(`${prefix}:cache:{swr}`)) <= 30_000, 5000);
+    expect(await cache.wrapWithStatus('swr', loader, { ttl: 1, staleTtl: 30 })).toEqual({ value: 1, status: 'STALE' });
+    await waitFor(async () => (await cache.wrapWithStatus('swr', loader, { ttl: 1, staleTtl: 30 })).status === 'HIT', 5000);
+    expect(await cache.wrap('swr', loader, { ttl: 1, staleTtl: 30 })).toBe(2);
+    expect(version).toBe(2);
+    // A plain get treats a value past its fresh TTL as a miss.
+    await cache.wrap('swr-get', loader, { ttl: 0.2, staleTtl: 30 });
+    await waitFor(async () => (await admin.pttl(`${prefix}:cache:{swr-get}`)) <= 30_000, 5000);
+    expect(await cache.get('swr-get')).toBeUndefined();
+  });
+
+  it('refreshes early with XFetch before expiry while serving the cached value', async () => {
+    let calls = 0;
+    const loader = async () => {
+      calls++;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return calls;
+    };
+    await cache.wrap('xfetch', loader, { ttl: 1, earlyRefresh: 50 });
+    await waitFor(async () => {
+      const got = await cache.wrapWithStatus('xfetch', loader, { ttl: 1, earlyRefresh: 50 });
+      expect(got.status).toBe('HIT');
+      return calls >= 2;
+    }, 3000);
+    expect(calls).toBeGreaterThanOrEqual(2);
+  });
+
+  it('rejects bad arguments with errors naming them', async () => {
+    await expect(cache.get('')).rejects.toThrow(/"key"/);
+    await expect(cache.set('k', 1, { ttl: 0 })).rejects.toThrow(/options\.ttl/);
+    await expect(cache.wrap('k', async () => 1, { tags: [''] })).rejects.toThrow(/options\.tags/);
+    await expect(cache.invalidateTags('')).rejects.toThrow(InvalidArgumentError);
+  });
+
+  it('escapes keys and tags with structure characters', async () => {
+    await cache.set('a:b', 1, { tags: ['t:{x}*'] });
+    await cache.set('a', 2);
+    expect(await cache.get('a:b')).toBe(1);
+    expect(await cache.get('a')).toBe(2);
+    expect(await cache.invalidateTags('t:{x}*')).toBe(1);
+    expect(await cache.get('a')).toBe(2);
+  });
+
+  it('leaves no key without a TTL after a mixed workload (invariant 1)', async () => {
+    await Promise.all(Array.from({ length: 40 }, (_, i) => cache.wrap(`mix${i}`, async () => i, { tags: [`g${i % 3}`], staleTtl: i % 2 })));
+    await cache.invalidateTags('g0');
+    await Promise.all(Array.from({ length: 40 }, (_, i) => cache.set(`mix${i}`, i, { tags: ['g1'] })));
+    await cache.del('mix1', 'mix2');
+    const keys = await scanKeys(admin, `${prefix}:*`);
+    expect(keys.some((key) => key.endsWith(':inv'))).toBe(true);
+    expect(keys.some((key) => key.endsWith(':e'))).toBe(true);
+    expect(await keysWithoutTtl(admin, `${prefix}:*`)).toEqual([]);
+  });
+});
+
+function mergeDeep(target: Record<string, any>, source: unknown): void {
+  if (typeof source !== 'object' || source === null) return;
+  for (const key of Object.keys(source)) {
+    const value = (source as Record<string, unknown>)[key];
+    if (typeof value === 'object' && value !== null) {
+      if (typeof target[key] !== 'object' || target[key] === null) target[key] = {};
+      mergeDeep(target[key], value);
+    } else target[key] = value;
+  }
+}
