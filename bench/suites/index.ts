@@ -1,9 +1,13 @@
 import { cacheGroup } from './cache.suite';
 import { lockGroup } from './lock.suite';
+import { rateLimitMultiGroup } from './rate-limit-multi.suite';
+import { rateLimitGroup } from './rate-limit.suite';
 import type { Suite } from './suite-context';
 
 /** Every suite, in report order. */
 export const SUITES: Suite[] = [
   { id: 'cache', create: cacheGroup },
+  { id: 'rate-limit', create: rateLimitGroup },
+  { id: 'rate-limit-multi', create: rateLimitMultiGroup },
   { id: 'lock', create: lockGroup },
 ];
