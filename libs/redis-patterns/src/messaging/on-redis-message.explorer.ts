@@ -1,13 +1,15 @@
-import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { discoverMethods } from '../core/advice/discover-methods';
+import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
+import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { ON_REDIS_MESSAGE } from './on-redis-message.decorator';
 import { PubSubService } from './pubsub.service';
 
 /**
- * Subscribes every `@OnRedisMessage` method at bootstrap. It awaits each subscription, so once `app.init()` (or
- * `listen()`) has resolved, every decorated method receives what is published. Subscriptions end with the
- * subscriber connection at shutdown.
+ * Subscribes every `@OnRedisMessage` method at bootstrap. It waits for the subscriptions (up to
+ * `connectTimeoutMs`), so once `app.init()` has resolved every decorated method receives what is published; a
+ * Redis that is down does not block startup: the subscriptions complete when the subscriber connects.
  */
 @Injectable()
 export class OnRedisMessageExplorer implements OnApplicationBootstrap {
@@ -15,6 +17,7 @@ export class OnRedisMessageExplorer implements OnApplicationBootstrap {
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly pubsub: PubSubService,
+    @Inject(RESOLVED_OPTIONS) private readonly options: ResolvedRedisPatternsOptions,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -22,9 +25,16 @@ export class OnRedisMessageExplorer implements OnApplicationBootstrap {
     const subscriptions: Array<Promise<unknown>> = [];
     for (const { instance, method } of found) {
       for (const channel of Reflect.getOwnMetadata(ON_REDIS_MESSAGE, method) as string[]) {
-        subscriptions.push(this.pubsub.subscribe(channel, (message, from) => method.call(instance, message, from)));
+        const subscribing = this.pubsub.subscribe(channel, (message, from) => method.call(instance, message, from));
+        // A rejection after the deadline must not become an unhandled rejection.
+        subscribing.catch(() => undefined);
+        subscriptions.push(subscribing);
       }
     }
-    await Promise.all(subscriptions);
+    if (subscriptions.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.connectTimeoutMs)));
+    await Promise.race([Promise.all(subscriptions), deadline]);
+    clearTimeout(timer);
   }
 }
