@@ -1,0 +1,89 @@
+import type { INestApplication, LoggerService } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { CacheService, RedisPatternsModule } from '@app/redis-patterns';
+import type { StandaloneTopology } from '../../harness/topologies';
+import { privateServer, uniquePrefix, waitFor } from '../../support/redis-env';
+
+class CapturingLogger implements LoggerService {
+  readonly warnings: string[] = [];
+  log(): void {}
+  error(message: unknown): void {
+    this.warnings.push(String(message));
+  }
+  warn(message: unknown): void {
+    this.warnings.push(String(message));
+  }
+  debug(): void {}
+}
+
+describe('cache fails open when Redis is frozen (SIGSTOP) and resumes after SIGCONT', () => {
+  let server: StandaloneTopology;
+  let app: INestApplication;
+  let cache: CacheService;
+  const logger = new CapturingLogger();
+
+  beforeAll(async () => {
+    server = await privateServer();
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        RedisPatternsModule.forRoot({
+          connection: server.url,
+          keyPrefix: uniquePrefix('cache-fail'),
+          commandTimeoutMs: 200,
+          logger,
+          cache: { breakerThreshold: 3, breakerCooldownMs: 300 },
+        }),
+      ],
+    }).compile();
+    app = moduleRef.createNestApplication();
+    await app.init();
+    cache = app.get(CacheService);
+  });
+
+  afterAll(async () => {
+    server?.server.resume();
+    await app?.close();
+    await server?.stop();
+  });
+
+  it('serves every call from the source within the command timeout, logs rate-limited, counts, then recovers', async () => {
+    let calls = 0;
+    const loader = async () => ++calls;
+    expect(await cache.wrap('k', loader)).toBe(1);
+    expect(await cache.wrap('k', loader)).toBe(1);
+
+    server.server.freeze();
+    try {
+      const started = Date.now();
+      const results = await Promise.all(Array.from({ length: 40 }, (_, i) => cache.wrap(`frozen${i}`, async () => `v${i}`)));
+      expect(results).toEqual(Array.from({ length: 40 }, (_, i) => `v${i}`));
+      // Generous bound: every call gives up within the 200 ms deadline (a read, and at most a write, each).
+      expect(Date.now() - started).toBeLessThan(1500);
+      expect(await cache.get('k')).toBeUndefined();
+      expect(await cache.set('k', 'x')).toBe(false);
+      expect(await cache.del('k')).toBe(0);
+      expect(await cache.invalidateTags('t')).toBe(0);
+      // Sequential calls after the breaker opened do not pay the timeout each.
+      const sequentialStart = Date.now();
+      for (let i = 0; i < 20; i++) expect(await cache.wrap('k', loader)).toBeGreaterThan(1);
+      expect(Date.now() - sequentialStart).toBeLessThan(20 * 200);
+      const stats = cache.stats();
+      expect(stats.errors).toBeGreaterThan(0);
+      expect(stats.bypassed).toBeGreaterThan(0);
+      // Rate-limited: far fewer log lines than failures.
+      const lines = logger.warnings.filter((line) => line.includes('fail-open'));
+      expect(lines.length).toBeGreaterThanOrEqual(1);
+      expect(lines.length).toBeLessThanOrEqual(2);
+      expect(stats.errors).toBeGreaterThan(lines.length * 5);
+    } finally {
+      server.server.resume();
+    }
+
+    // No restart: once Redis answers again, caching resumes.
+    await waitFor(async () => (await cache.set('back', 'yes')) === true, 10_000, () => 'the cache to write again');
+    expect(await cache.get('back')).toBe('yes');
+    const n = calls;
+    expect(await cache.wrap('k2', loader)).toBe(n + 1);
+    expect(await cache.wrap('k2', loader)).toBe(n + 1);
+  });
+});
