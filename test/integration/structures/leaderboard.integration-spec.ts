@@ -1,0 +1,140 @@
+import type { INestApplication } from '@nestjs/common';
+import type { Cluster, Redis } from 'ioredis';
+import { InvalidArgumentError, Leaderboard } from '@app/redis-patterns';
+import { rawClient, uniquePrefix } from '../../support/redis-env';
+import { startApp, STRUCTURE_TOPOLOGIES } from './structures-app';
+
+describe.each(STRUCTURE_TOPOLOGIES)('Leaderboard on %s', (topology) => {
+  const prefix = uniquePrefix(`lb-${topology}`);
+  let apps: INestApplication[] = [];
+  let board: Leaderboard;
+  let admin: Redis | Cluster;
+
+  beforeAll(async () => {
+    admin = rawClient(topology);
+    apps = await Promise.all([0, 1, 2, 3].map(() => startApp(topology, prefix, { leaderboard: { defaultTtl: 3600 } })));
+    board = apps[0].get(Leaderboard);
+  });
+
+  afterAll(async () => {
+    await Promise.all(apps.map((app) => app.close()));
+    admin.disconnect();
+  });
+
+  it('counts concurrent increments from 4 app instances exactly (LB-1)', async () => {
+    const members = Array.from({ length: 20 }, (_, i) => `m${i}`);
+    await Promise.all(
+      apps.flatMap((app) => Array.from({ length: 250 }, (_, i) => app.get(Leaderboard).incr('race', members[i % 20], 1 + (i % 3)))),
+    );
+    const all = await board.top('race', 20);
+    const expectedPerApp = Array.from({ length: 250 }, (_, i) => 1 + (i % 3)).reduce((a, b) => a + b, 0);
+    expect(all.reduce((sum, e) => sum + e.score, 0)).toBe(4 * expectedPerApp);
+    expect(all).toHaveLength(20);
+  });
+
+  it('reads top, page, rank, score and around, highest first, ranks 1-based with ordinal ties', async () => {
+    const scores: Record<string, number> = { ann: 50, bob: 40, cat: 40, dan: 30, eve: 20, fay: 10 };
+    for (const [member, score] of Object.entries(scores)) await board.set('ranks', member, score);
+    expect(await board.top('ranks', 3)).toEqual([
+      { member: 'ann', score: 50, rank: 1 },
+      { member: 'cat', score: 40, rank: 2 }, // ties: reverse lexicographic member order, consecutive ranks
+      { member: 'bob', score: 40, rank: 3 },
+    ]);
+    expect(await board.page('ranks', 3, 2)).toEqual([
+      { member: 'dan', score: 30, rank: 4 },
+      { member: 'eve', score: 20, rank: 5 },
+    ]);
+    expect(await board.rank('ranks', 'ann')).toBe(1);
+    expect(await board.rank('ranks', 'fay')).toBe(6);
+    expect(await board.rank('ranks', 'nobody')).toBeNull();
+    expect(await board.score('ranks', 'dan')).toBe(30);
+    expect((await board.around('ranks', 'dan', 1)).map((e) => [e.member, e.rank])).toEqual([['bob', 3], ['dan', 4], ['eve', 5]]);
+    expect((await board.around('ranks', 'ann', 2)).map((e) => e.rank)).toEqual([1, 2, 3]);
+    expect(await board.around('ranks', 'nobody', 2)).toEqual([]);
+    expect(await board.remove('ranks', ['ann', 'nobody'])).toBe(1);
+    expect(await board.rank('ranks', 'cat')).toBe(1);
+    expect(await board.size('ranks')).toBe(5);
+  });
+
+  it('gives every board a TTL, renewed by writes', async () => {
+    await board.incr('ttl-board', 'a', 1);
+    const key = `${prefix}:lb:{ttl-board}`;
+    expect(await admin.pttl(key)).toBeGreaterThan(3_500_000);
+    await board.incr('ttl-board', 'a', 1, { ttl: 30 });
+    expect(await admin.pttl(key)).toBeLessThanOrEqual(30_000);
+    expect(await admin.pttl(key)).toBeGreaterThan(0);
+  });
+
+  it('refuses scores past 2^53 - 1 and fractional scores, writing nothing (LB-2)', async () => {
+    const max = Number.MAX_SAFE_INTEGER;
+    expect(await board.set('precision', 'top', max)).toBe(max);
+    await expect(board.incr('precision', 'top', 1)).rejects.toThrow(InvalidArgumentError);
+    await expect(board.incr('precision', 'top', 1)).rejects.toThrow(/"by".*9007199254740992/);
+    expect(await board.score('precision', 'top')).toBe(max);
+    await expect(board.set('precision', 'x', 2 ** 53)).rejects.toThrow(/"score"/);
+    await expect(board.set('precision', 'x', 2 ** 53 + 1)).rejects.toThrow(/"score"/);
+    await expect(board.incr('precision', 'x', 0.1)).rejects.toThrow(/integer/);
+    await expect(board.incr('precision', 'x', Number.NaN)).rejects.toThrow(/"by"/);
+    expect(await board.score('precision', 'x')).toBeNull();
+  });
+
+  it('accepts fractional scores only when integerScores is off', async () => {
+    const app = await startApp(topology, prefix, { leaderboard: { integerScores: false } });
+    try {
+      const fractional = app.get(Leaderboard);
+      for (let i = 0; i < 10; i++) await fractional.incr('fractions', 'm', 0.1);
+      expect(await fractional.score('fractions', 'm')).toBeCloseTo(1, 12);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('keeps daily boards under the board hash tag and sums a week of them', async () => {
+    // 2026-01-05 is a Monday; the week runs to Sunday 2026-01-11.
+    const week = ['2026-01-05', '2026-01-06', '2026-01-07', '2026-01-08', '2026-01-09', '2026-01-10', '2026-01-11'];
+    await Promise.all(week.map((day, i) => board.incr('weekly', 'alice', i + 1, { period: 'day', at: day })));
+    await board.incr('weekly', 'bob', 100, { period: 'day', at: '2026-01-12' }); // next week
+    await board.incr('weekly', 'bob', 5, { period: 'day', at: new Date('2026-01-07T23:59:59Z') });
+    expect(await board.top('weekly', 5, { period: 'week', at: '2026-01-09' })).toEqual([
+      { member: 'alice', score: 28, rank: 1 },
+      { member: 'bob', score: 5, rank: 2 },
+    ]);
+    expect(await board.score('weekly', 'alice', { period: 'day', at: '2026-01-11' })).toBe(7);
+    expect(await board.rank('weekly', 'bob', { period: 'week', at: '2026-01-12' })).toBe(1);
+    const dayKey = `${prefix}:lb:{weekly}:day:2026-01-05`;
+    const weekKey = `${prefix}:lb:{weekly}:week:2026-01-05`;
+    expect(await admin.pttl(dayKey)).toBeGreaterThan(7 * 86_400_000);
+    expect(await admin.pttl(weekKey)).toBeGreaterThan(0);
+    expect(await admin.pttl(weekKey)).toBeLessThanOrEqual(60_000);
+    await expect(board.incr('weekly', 'x', 1, { period: 'week' as 'day' })).rejects.toThrow(/options\.period/);
+    await expect(board.incr('weekly', 'x', 1, { period: 'day', at: '2026-02-30' })).rejects.toThrow(/"at"/);
+  });
+
+  it("writes today's daily board by the Redis server's clock when no day is given", async () => {
+    await board.incr('today', 'me', 3, { period: 'day' });
+    const [seconds] = await (topology === 'cluster' ? (admin as Cluster).nodes('master')[0] : (admin as Redis)).time();
+    const today = new Date(Number(seconds) * 1000).toISOString().slice(0, 10);
+    expect(await board.score('today', 'me', { period: 'day', at: today })).toBe(3);
+    expect(await board.score('today', 'me', { period: 'day' })).toBe(3);
+  });
+
+  it('caps a board at maxSize, keeping the best members', async () => {
+    const app = await startApp(topology, prefix, { leaderboard: { maxSize: 5 } });
+    try {
+      const capped = app.get(Leaderboard);
+      await Promise.all(Array.from({ length: 20 }, (_, i) => capped.set('capped', `p${i}`, i)));
+      expect(await capped.size('capped')).toBe(5);
+      expect((await capped.top('capped', 10)).map((e) => e.score)).toEqual([19, 18, 17, 16, 15]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('escapes board and member names and validates arguments', async () => {
+    await board.incr('a:b*c', 'x', 1);
+    expect(await admin.exists(`${prefix}:lb:{a%3Ab%2Ac}`)).toBe(1);
+    await expect(board.top('ok', 0)).rejects.toThrow(/"n"/);
+    await expect(board.page('ok', -1, 10)).rejects.toThrow(/"offset"/);
+    await expect(board.incr('', 'x')).rejects.toThrow(/"board"/);
+  });
+});
