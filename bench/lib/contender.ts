@@ -24,6 +24,8 @@ export interface Contender {
   /** Set when the contender cannot run here (e.g. a service not in the repository yet): reported, never faked. */
   unavailable?: string;
   setup?(): Promise<void>;
+  /** Called before each measured run, outside the measurement (e.g. to fill a stream the run will drain). */
+  prepare?(durationMs: number): Promise<void>;
   run(durationMs: number): Promise<RunResult>;
   /** One operation at concurrency 1, for counting commands and round trips per operation. */
   probe?(): Promise<unknown>;
@@ -48,6 +50,8 @@ export interface BenchGroup {
   load: string;
   contenders: Contender[];
   ratios: RatioSpec[];
+  /** Absolute floors from the issues, on a contender's median ops/s (e.g. streams ≥ 20k entries/s). */
+  minimums?: { label: string; contender: string; opsPerSec: number }[];
   /** Whether to run the concurrency-1 probe (library level only). */
   probe?: boolean;
 }

@@ -53,6 +53,10 @@ export function targetLines(groups: GroupResult[]): string[] {
       const verdict = r.summary.n === 0 ? 'not measured' : r.met ? 'met' : '**missed**';
       rows.push(`| ${group.title}: ${r.label} ≥ ${r.target}× | ${r.summary.n ? `${fmtSummary(r.summary)}×` : '–'} | ${verdict} |`);
     }
+    for (const m of group.minimums) {
+      const verdict = m.met === undefined ? 'not measured' : m.met ? 'met' : '**missed**';
+      rows.push(`| ${group.title}: ${m.label} ≥ ${fmt(m.opsPerSec)}/s | ${m.measured ? `${fmtSummary(m.measured)}/s` : '–'} | ${verdict} |`);
+    }
   }
   return rows;
 }

@@ -41,6 +41,14 @@ export interface RatioResult {
   met?: boolean;
 }
 
+export interface MinimumResult {
+  label: string;
+  contender: string;
+  opsPerSec: number;
+  measured?: Summary;
+  met?: boolean;
+}
+
 export interface GroupResult {
   id: string;
   title: string;
@@ -48,6 +56,7 @@ export interface GroupResult {
   load: string;
   contenders: ContenderResult[];
   ratios: RatioResult[];
+  minimums: MinimumResult[];
 }
 
 export interface RunPlan {
@@ -80,7 +89,10 @@ export async function runGroup(group: BenchGroup, redis: PrivateRedis, plan: Run
     }
   }
   try {
-    for (const contender of live) await contender.run(plan.warmupMs);
+    for (const contender of live) {
+      await contender.prepare?.(plan.warmupMs);
+      await contender.run(plan.warmupMs);
+    }
     if (group.probe) for (const contender of live) results.get(contender.id)!.probe = await probe(contender, redis, plan.probeOps);
     for (let round = 0; round < plan.rounds; round++) {
       const order = live.map((_, i) => live[(i + round) % live.length]);
@@ -108,10 +120,15 @@ export async function runGroup(group: BenchGroup, redis: PrivateRedis, plan: Run
     const met = spec.target === undefined || summary.n === 0 ? undefined : summary.median >= spec.target;
     return { ...spec, perRound, summary, met };
   });
-  return { id: group.id, title: group.title, unit: group.unit, load: group.load, contenders: [...results.values()], ratios };
+  const minimums = (group.minimums ?? []).map((spec): MinimumResult => {
+    const measured = results.get(spec.contender)?.summary?.opsPerSec;
+    return { ...spec, measured, met: measured && measured.n > 0 ? measured.median >= spec.opsPerSec : undefined };
+  });
+  return { id: group.id, title: group.title, unit: group.unit, load: group.load, contenders: [...results.values()], ratios, minimums };
 }
 
 async function measure(contender: Contender, redis: PrivateRedis, durationMs: number, round: number): Promise<RoundSample> {
+  await contender.prepare?.(durationMs);
   const before = await redis.sample();
   const cpu = process.cpuUsage();
   const result: RunResult = await contender.run(durationMs);

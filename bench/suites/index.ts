@@ -2,6 +2,7 @@ import { cacheGroup } from './cache.suite';
 import { lockGroup } from './lock.suite';
 import { rateLimitMultiGroup } from './rate-limit-multi.suite';
 import { rateLimitGroup } from './rate-limit.suite';
+import { streamsGroup } from './streams.suite';
 import type { Suite } from './suite-context';
 
 /** Every suite, in report order. */
@@ -10,4 +11,5 @@ export const SUITES: Suite[] = [
   { id: 'rate-limit', create: rateLimitGroup },
   { id: 'rate-limit-multi', create: rateLimitMultiGroup },
   { id: 'lock', create: lockGroup },
+  { id: 'streams', create: streamsGroup },
 ];
