@@ -2,6 +2,7 @@ import { cacheGroup } from './cache.suite';
 import { lockGroup } from './lock.suite';
 import { rateLimitMultiGroup } from './rate-limit-multi.suite';
 import { rateLimitGroup } from './rate-limit.suite';
+import { redisBenchmarkGroup } from './redis-benchmark.suite';
 import { streamsGroup } from './streams.suite';
 import type { Suite } from './suite-context';
 
@@ -12,4 +13,5 @@ export const SUITES: Suite[] = [
   { id: 'rate-limit-multi', create: rateLimitMultiGroup },
   { id: 'lock', create: lockGroup },
   { id: 'streams', create: streamsGroup },
+  { id: 'redis-benchmark', create: redisBenchmarkGroup },
 ];
