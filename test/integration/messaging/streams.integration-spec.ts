@@ -56,6 +56,31 @@ describe.each<TopologyName>(['standalone', 'cluster'])('StreamsService on %s', (
     await Promise.all(consumers.map((c) => c.stop()));
   });
 
+  it('runs at most `concurrency` handlers at once, and accepts names with spaces', async () => {
+    let active = 0;
+    let maxActive = 0;
+    let done = 0;
+    const consumer = streams.consume({
+      stream: 'bounded work',
+      group: 'the group',
+      consumer: 'worker one',
+      concurrency: 3,
+      batchSize: 10,
+      handler: async () => {
+        active++;
+        maxActive = Math.max(maxActive, active);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        active--;
+        done++;
+      },
+    });
+    await consumer.ready;
+    await Promise.all(Array.from({ length: 60 }, (_, i) => streams.add('bounded work', { i })));
+    await waitFor(() => done === 60, 10_000, () => `60 handled, got ${done}`);
+    expect(maxActive).toBe(3);
+    await consumer.stop();
+  });
+
   it('reads entries added before the group existed (the group starts at the beginning)', async () => {
     await streams.add('early', { seq: 'before' });
     const got: string[] = [];
@@ -96,6 +121,25 @@ describe.each<TopologyName>(['standalone', 'cluster'])('StreamsService on %s', (
     expect(late).not.toContain('bad');
     expect(calls.get('bad')).toHaveLength(3);
     await other.stop();
+    await consumer.stop();
+  });
+
+  it('counts deliveries whose consumer crashed mid-handler: such an entry is dead-lettered without a further call', async () => {
+    const key = `${prefix}:stream:crashy`;
+    await raw.call('XGROUP', 'CREATE', key, 'g', '0', 'MKSTREAM');
+    const id = await streams.add('crashy', { kind: 'kills-its-consumer' });
+    // Three consumers took it and died before acknowledging (the delivery counter lives in Redis).
+    await raw.call('XREADGROUP', 'GROUP', 'g', 'dead-1', 'COUNT', 1, 'STREAMS', key, '>');
+    await raw.call('XCLAIM', key, 'g', 'dead-2', 0, id);
+    await raw.call('XCLAIM', key, 'g', 'dead-3', 0, id);
+    let calls = 0;
+    const consumer = streams.consume({ stream: 'crashy', group: 'g', claimIdleMs: 50, maxDeliveries: 3, handler: () => void calls++ });
+    await waitFor(async () => (await raw.xlen(`${prefix}:stream:crashy.dlq`)) === 1, 5000);
+    const [letter] = await readAll(raw, `${prefix}:stream:crashy.dlq`);
+    expect(letter.fields).toMatchObject({ sourceId: id, deliveries: '4' });
+    expect(letter.fields.error).toMatch(/crashed or stalled/);
+    expect(calls).toBe(0);
+    await waitFor(async () => (await pendingCount(raw, key, 'g')) === 0, 5000);
     await consumer.stop();
   });
 

@@ -82,7 +82,9 @@ export class StreamsService implements BeforeApplicationShutdown {
     const settings = this.validateConsumer(options, source);
     if (this.closed) throw new InvalidArgumentError(source.path, 'the application is shutting down: no new consumer');
     const connection = this.options.streams?.connection;
-    const reader = this.connections.createDedicated(`stream:${settings.group}:${settings.consumer}`.slice(0, 100), connection);
+    // CLIENT SETNAME accepts no spaces: the connection name shows group and consumer, sanitised.
+    const purpose = `stream:${settings.group}:${settings.consumer}`.replace(/[^\w.:-]/g, '_').slice(0, 100);
+    const reader = this.connections.createDedicated(purpose, connection);
     const consumer = new StreamConsumerLoop({
       settings,
       handler: options.handler,
