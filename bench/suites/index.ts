@@ -1,4 +1,5 @@
 import { cacheGroup } from './cache.suite';
+import { httpGroup, httpPlan } from './http.suite';
 import { lockGroup } from './lock.suite';
 import { rateLimitMultiGroup } from './rate-limit-multi.suite';
 import { rateLimitGroup } from './rate-limit.suite';
@@ -14,4 +15,5 @@ export const SUITES: Suite[] = [
   { id: 'lock', create: lockGroup },
   { id: 'streams', create: streamsGroup },
   { id: 'redis-benchmark', create: redisBenchmarkGroup },
+  { id: 'http', create: httpGroup, plan: httpPlan },
 ];

@@ -1,0 +1,25 @@
+import KeyvRedis from '@keyv/redis';
+import { CacheInterceptor, CacheModule, CacheTTL } from '@nestjs/cache-manager';
+import { Controller, Get, Module, UseInterceptors } from '@nestjs/common';
+import { Keyv } from 'keyv';
+import { CACHE_TTL_S, CACHED_VALUE } from '../suites/payload';
+
+/** @nestjs/cache-manager's CacheInterceptor on a Keyv + @keyv/redis store, as its documentation sets it up. */
+@Controller()
+class CacheManagerController {
+  @Get('cached')
+  @UseInterceptors(CacheInterceptor)
+  @CacheTTL(CACHE_TTL_S * 1000)
+  cached() {
+    return CACHED_VALUE;
+  }
+}
+
+export function cacheManagerModule(redisUrl: string): unknown {
+  @Module({
+    imports: [CacheModule.register({ stores: [new Keyv({ store: new KeyvRedis(redisUrl), namespace: 'bench-http-cm' })] })],
+    controllers: [CacheManagerController],
+  })
+  class CacheManagerModule {}
+  return CacheManagerModule;
+}
