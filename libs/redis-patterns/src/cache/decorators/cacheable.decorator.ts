@@ -24,11 +24,14 @@ export interface CacheableOptions<A extends unknown[] = any[], R = any> {
   earlyRefresh?: boolean | number;
 }
 
-/** A method decorator checked against the decorated method's arguments (and, with `unless`, its result). */
-export type TypedMethodDecorator<A extends unknown[], R> = (
+/**
+ * A method decorator checked against the decorated method: when the key/tags functions declare parameter types, a
+ * method whose leading arguments do not match them is a compile error (and `unless` sees the method's result type).
+ */
+export type TypedMethodDecorator<A extends unknown[], R> = <M extends (...args: [...A, ...any[]]) => R | Promise<R>>(
   target: object,
   propertyKey: string | symbol,
-  descriptor: TypedPropertyDescriptor<(...args: A) => R | Promise<R>>,
+  descriptor: TypedPropertyDescriptor<M>,
 ) => void;
 
 /**
