@@ -42,9 +42,9 @@ describe.each<TopologyName>(['standalone', 'cluster'])('PubSubService on %s', (t
       got.push(message.seq);
     });
     const counts = await Promise.all(Array.from({ length: 500 }, (_, seq) => pubsub.publish('ticks', { seq })));
-    // PUBLISH counts subscribers connected to the node that took it; ours may sit on another cluster node.
-    expect(counts.every((n) => n === (topology === 'standalone' ? 1 : n))).toBe(true);
-    if (topology === 'standalone') expect(counts[0]).toBe(1);
+    // PUBLISH counts subscribers connected to the node that took it; on a cluster ours may sit on another node.
+    const expected = topology === 'standalone' ? [1] : [0, 1];
+    expect(counts.every((n) => expected.includes(n))).toBe(true);
     await waitFor(() => got.length === 500, 5000, () => `500 messages, got ${got.length}`);
     expect(got).toEqual(Array.from({ length: 500 }, (_, seq) => seq));
     await sub.unsubscribe();
@@ -122,9 +122,7 @@ describe.each<TopologyName>(['standalone', 'cluster'])('PubSubService on %s', (t
       return replies.reduce((sum, reply) => sum + Number(reply[1]), 0);
     };
     await waitFor(async () => (await numsub()) === 0, 5000, () => 'no subscriber left on the raw channel');
-    await pubsub.publish('shared', 3);
-    const late = await pubsub.subscribe('shared-sync', () => undefined);
-    await late.unsubscribe();
+    expect(await pubsub.publish('shared', 3)).toBe(0);
     expect(second).toEqual([1, 2]);
   });
 
