@@ -1,0 +1,20 @@
+/**
+ * Thrown by `RedisPatternsHealthIndicator.isHealthy` when a connection is down. It follows the contract of
+ * `@nestjs/terminus`' `HealthCheckError` (`isHealthCheckError`, `causes`) without depending on terminus, so
+ * `HealthCheckService.check()` reports it as a `down` indicator with the details in `causes`.
+ */
+export class RedisHealthCheckError extends Error {
+  /** Marker terminus uses to recognise a health-check failure. */
+  readonly isHealthCheckError = true;
+
+  constructor(
+    message: string,
+    readonly causes: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+
+  override get name(): string {
+    return this.constructor.name;
+  }
+}

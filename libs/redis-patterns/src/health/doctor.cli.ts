@@ -1,0 +1,69 @@
+/**
+ * `npm run doctor -- --url redis://host:6379 [--cluster] [--prefix rp] [--workload cache,locks] [--sample-limit 10000]
+ * [--lock-ttl-ms 5000] [--timeout-ms 2000] [--json]`
+ *
+ * Runs the verification procedure (see runDoctor) and prints one pass / warn / fail line per check. The password
+ * comes from the URL or, preferably, from the REDISCLI_AUTH environment variable (never from argv, which `ps`
+ * shows). Exit code: 0 when nothing failed, 1 when a check failed, 2 on bad arguments.
+ */
+import { ALL_WORKLOADS, type DoctorOptions, type DoctorWorkload } from './doctor/doctor.types';
+import { formatReport } from './doctor/format-report';
+import { runDoctor } from './doctor/run-doctor';
+
+const USAGE = 'usage: doctor [--url redis://host:port[/db]] [--cluster] [--prefix rp] [--workload cache,locks,…] [--sample-limit N] [--lock-ttl-ms N] [--timeout-ms N] [--json]';
+
+/** Parses the CLI arguments; throws a message for bad ones. */
+export function parseDoctorArgs(argv: readonly string[], env: NodeJS.ProcessEnv): DoctorOptions & { json: boolean } {
+  const options: DoctorOptions & { json: boolean } = { url: env.REDIS_URL, json: false, password: env.REDISCLI_AUTH || undefined };
+  const number = (flag: string, value: string | undefined) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag} expects a positive integer`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = () => argv[++i];
+    switch (flag) {
+      case '--url': options.url = value(); break;
+      case '--cluster': options.cluster = true; break;
+      case '--prefix': options.keyPrefix = value() ?? ''; break;
+      case '--workload': {
+        const workloads = (value() ?? '').split(',').filter(Boolean) as DoctorWorkload[];
+        const unknown = workloads.filter((w) => !ALL_WORKLOADS.includes(w));
+        if (unknown.length > 0 || workloads.length === 0) throw new Error(`--workload expects some of ${ALL_WORKLOADS.join(',')}`);
+        options.workloads = workloads;
+        break;
+      }
+      case '--sample-limit': options.scanSampleLimit = number(flag, value()); break;
+      case '--lock-ttl-ms': options.lockTtlMs = number(flag, value()); break;
+      case '--timeout-ms': options.timeoutMs = number(flag, value()); break;
+      case '--json': options.json = true; break;
+      default: throw new Error(`unknown argument ${flag}`);
+    }
+  }
+  if (options.url !== undefined && !/^rediss?:\/\//.test(options.url)) throw new Error('--url expects redis://… or rediss://…');
+  return options;
+}
+
+async function main(): Promise<number> {
+  let options: ReturnType<typeof parseDoctorArgs>;
+  try {
+    options = parseDoctorArgs(process.argv.slice(2), process.env);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  const report = await runDoctor(options);
+  process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
+  return report.exitCode;
+}
+
+if (require.main === module) {
+  main().then(
+    (code) => (process.exitCode = code),
+    (error) => {
+      process.stderr.write(`doctor crashed: ${(error as Error).name}\n`);
+      process.exitCode = 2;
+    },
+  );
+}

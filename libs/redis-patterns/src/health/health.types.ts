@@ -1,0 +1,35 @@
+import type { NodeProbe } from './probe-node';
+
+/** The health of one configured connection. */
+export interface ConnectionHealth {
+  status: 'up' | 'down';
+  kind: 'standalone' | 'cluster' | 'sentinel';
+  /** Host and port (never credentials). */
+  endpoint: string;
+  /** Slowest PING among the probed nodes, in ms. */
+  latencyMs?: number;
+  role?: string;
+  usedMemory?: number;
+  maxmemory?: number;
+  memoryRatio?: number | null;
+  /** Per master, on a cluster. */
+  nodes?: Array<NodeProbe & { endpoint: string }>;
+  /** Why the connection is down (secret-free). */
+  error?: string;
+}
+
+/**
+ * The `@nestjs/terminus` `HealthIndicatorResult` shape: `{ [key]: { status, ...details } }`, so the result can be
+ * returned from a terminus health check as is.
+ */
+export type RedisHealthResult = Record<string, { status: 'up' | 'down'; connections: Record<string, ConnectionHealth> }>;
+
+/** Options of {@link RedisPatternsHealthIndicator.check}. */
+export interface RedisHealthCheckOptions {
+  /** Connections to check (default: all configured ones). */
+  connections?: string[];
+  /** Deadline of each connection's probe in ms (default 1000). */
+  timeoutMs?: number;
+  /** Report a connection `down` when used memory exceeds this fraction of maxmemory (default: never). */
+  maxMemoryRatio?: number;
+}
