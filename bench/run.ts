@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only cache,lock] [--out dir] [--rounds n]`: runs every contender side by side on
+// `npm run bench [-- --quick] [--only cache,lock] [--contenders ours] [--out dir] [--rounds n]`: runs every contender side by side on
 // a private redis-server, interleaved in rounds, and writes RESULTS.md, results/results.json and results/ratios.svg.
 import 'reflect-metadata';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -27,6 +27,7 @@ async function main(): Promise<void> {
     for (const suite of SUITES) {
       if (args.only.length && !args.only.includes(suite.id)) continue;
       const group: BenchGroup = suite.create({ redis, quick: args.quick, http: args.http });
+      if (args.contenders.length) group.contenders = group.contenders.filter((c) => args.contenders.includes(c.id));
       log(`${group.title}`);
       const result = await runGroup(group, redis, suite.plan?.(args) ?? args.plan, log);
       groups.push(result);

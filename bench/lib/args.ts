@@ -5,13 +5,15 @@ export interface BenchArgs {
   quick: boolean;
   /** Only these group ids (e.g. `--only cache,lock`); all when empty. */
   only: string[];
+  /** Only these contender ids inside the selected groups (e.g. to profile one: `--contenders ours`). */
+  contenders: string[];
   /** Where the report goes (default: bench/ for a full run, a temp folder for --quick). */
   out?: string;
   plan: RunPlan;
   http: { rounds: number; durationS: number; connections: number };
 }
 
-/** Parses `--quick`, `--only a,b`, `--out dir` and `--rounds n`. */
+/** Parses `--quick`, `--only a,b`, `--contenders x,y`, `--out dir` and `--rounds n`. */
 export function parseArgs(argv: string[]): BenchArgs {
   const value = (name: string) => {
     const i = argv.indexOf(name);
@@ -22,6 +24,7 @@ export function parseArgs(argv: string[]): BenchArgs {
   return {
     quick,
     only: (value('--only') ?? '').split(',').filter(Boolean),
+    contenders: (value('--contenders') ?? '').split(',').filter(Boolean),
     out: value('--out'),
     // Full run: 5 rounds of 1.5 s per contender; quick: 2 rounds of 0.4 s (a smoke test, not a measurement).
     plan: quick
