@@ -1,5 +1,5 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
+import { APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import { CACHE_PROVIDERS } from './cache/cache.providers';
 import { HttpEdgeInterceptor } from './core/advice/http-edge.interceptor';
 import { MethodAdviceExplorer } from './core/advice/method-advice.explorer';
@@ -30,6 +30,9 @@ const CORE_PROVIDERS: Provider[] = [
   { provide: KeyBuilder, useFactory: (options: ResolvedRedisPatternsOptions) => new KeyBuilder(options.keyPrefix), inject: [RESOLVED_OPTIONS] },
   MethodAdviceExplorer,
   HttpEdgeInterceptor,
+  // Global, so that a domain error thrown by a decorated provider (a lock contention inside a service) is answered
+  // properly by any handler that calls it, decorated or not.
+  { provide: APP_INTERCEPTOR, useClass: HttpEdgeInterceptor },
 ];
 
 const PATTERN_PROVIDERS: Provider[] = [

@@ -63,7 +63,25 @@ class ItemsController {
   }
 }
 
-@Module({ providers: [GreetingService, TraceAdvisor], controllers: [ItemsController], exports: [TraceAdvisor] })
+@Injectable()
+class BusyService {
+  @Trace('service')
+  async work(): Promise<never> {
+    throw new ConflictError('busy');
+  }
+}
+
+@Controller('plain')
+class PlainController {
+  constructor(private readonly busy: BusyService) {}
+
+  @Get()
+  async plain(): Promise<never> {
+    return this.busy.work();
+  }
+}
+
+@Module({ providers: [GreetingService, BusyService, TraceAdvisor], controllers: [ItemsController, PlainController], exports: [TraceAdvisor] })
 class FeatureModule {}
 
 describe('createAdvisedDecorator', () => {
@@ -105,6 +123,11 @@ describe('createAdvisedDecorator', () => {
     const response = await request(app.getHttpServer()).get('/items/busy/now').expect(409);
     expect(response.headers['retry-after']).toBe('3');
     expect(response.body.message).toBe('busy');
+  });
+
+  it('maps it too when a decorated provider throws it under an undecorated handler', async () => {
+    const response = await request(app.getHttpServer()).get('/plain').expect(409);
+    expect(response.headers['retry-after']).toBe('3');
   });
 });
 

@@ -1,7 +1,6 @@
-import { type Type, UseInterceptors } from '@nestjs/common';
+import type { Type } from '@nestjs/common';
 import { BOOTSTRAP_CHECK_INSTALLED, METHOD_ADVICE, ORIGINAL_METHOD } from './advice.constants';
 import { assertBound, resolveBoundMethod } from './advice-bindings';
-import { HttpEdgeInterceptor } from './http-edge.interceptor';
 import type { AdviceDeclaration, MethodAdvisor } from './method-advice.interface';
 
 type AnyMethod = (...args: any[]) => any;
@@ -40,7 +39,6 @@ export function createAdvisedDecorator<TOptions>(advisor: Type<MethodAdvisor<TOp
     }
     Reflect.defineMetadata(METHOD_ADVICE, [declaration], wrapper);
     (descriptor as unknown as TypedPropertyDescriptor<AnyMethod>).value = wrapper;
-    UseInterceptors(HttpEdgeInterceptor)(target, propertyKey, descriptor);
     installBootstrapCheck(target);
     return descriptor;
   };

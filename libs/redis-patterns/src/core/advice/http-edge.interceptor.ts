@@ -4,9 +4,10 @@ import { isHttpMappableError } from '../../errors/http-mappable';
 import { httpCallStorage, toHttpCall } from './http-call';
 
 /**
- * Attached by every redis-patterns method decorator. On an HTTP controller it runs the handler inside the
- * request's {@link HttpCall} (so advice can set headers such as `X-Cache`) and turns domain errors that know their
- * HTTP answer (409 on lock contention, 429 …) into responses. Elsewhere it is a pass-through.
+ * Registered by the module as a global interceptor. On HTTP it runs the handler inside the request's
+ * {@link HttpCall} (so advice can set headers such as `X-Cache`) and turns domain errors that know their HTTP answer
+ * (409 on lock contention, 429 on a rate limit …), wherever they were thrown, into HttpExceptions with those
+ * headers. Elsewhere (microservices, GraphQL resolvers …) it is a pass-through.
  */
 @Injectable()
 export class HttpEdgeInterceptor implements NestInterceptor {
