@@ -19,3 +19,14 @@ export const METHOD = [
   '- The machine is shared and noisy: read the ratios (both sides feel the same noise in a round), not the absolute',
   '  numbers. A quick run (`--quick`) is a smoke test and its numbers mean little.',
 ].join('\n');
+
+/** Facts about the contenders that a reader needs to interpret the tables (not measurements). */
+export const CONTENDER_NOTES = [
+  'Cache: every caller reads its own key. cache-manager\'s `wrap` coalesces concurrent calls for the same key into one read, so a single hot key would measure that coalescing rather than a hit.',
+  'Cache: cache-manager + Keyv store an envelope (`{"value":…,"expires":…}`) and go through @keyv/redis, which uses node-redis (@redis/client 5) underneath.',
+  'Rate limit: @nest-lab/throttler-storage-redis sends its script with `EVAL` (the whole Lua text) on every call, not `EVALSHA`.',
+  'Rate limit, three policies: the throttler contender makes the three `increment()` calls ThrottlerGuard makes, one after another, for three named throttlers; the HTTP group has the real guard.',
+  'Locks: redlock is used with one client (no quorum) and `retryCount: 0`; ours includes a fencing token on every acquire (one more command inside the same script).',
+  'Streams: a run drains a stream that was filled before the measurement; the hand-written loop does XREADGROUP COUNT 100 then one XACK per batch on one connection.',
+  'To see where the time goes for one contender: `node --cpu-prof --cpu-prof-dir=/tmp/prof -r ./scripts/register-ts.js bench/run.ts --only lock --contenders ours --rounds 6 --out /tmp/p`, then `node -r ./scripts/register-ts.js bench/tools/top-frames.ts /tmp/prof/*.cpuprofile`.',
+];

@@ -11,7 +11,7 @@ import { PrivateRedis } from './lib/private-redis';
 import { type BenchReport, renderMarkdown } from './lib/report-markdown';
 import { renderRatioChart } from './lib/report-svg';
 import { type GroupResult, runGroup } from './lib/runner';
-import { METHOD } from './method';
+import { CONTENDER_NOTES, METHOD } from './method';
 import { SUITES } from './suites';
 
 async function main(): Promise<void> {
@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const log = (line: string) => process.stdout.write(`${line}\n`);
   const redis = await PrivateRedis.start();
   const groups: GroupResult[] = [];
-  const notes: string[] = [];
+  const notes: string[] = [...CONTENDER_NOTES];
   const environment = describeEnvironment(await redis.version());
   log(`bench: ${args.quick ? 'quick' : 'full'} run, Redis ${environment.redis} on port ${redis.port}`);
   try {
