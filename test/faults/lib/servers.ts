@@ -1,0 +1,66 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import type { Cluster, Redis } from 'ioredis';
+import type { RedisPatternsModuleOptions } from '@app/redis-patterns';
+import { startCluster, startSentinel, startStandalone, type ClusterTopology, type SentinelTopology, type StandaloneTopology } from '../../harness/topologies';
+import { createContext } from '../../fixtures/faults/fixture-env';
+import type { ScenarioContext } from './scenario';
+
+/** A private standalone server for this scenario, stopped by the runner afterwards. */
+export async function ownStandalone(context: ScenarioContext, name = 'standalone', extraArgs: string[] = []): Promise<StandaloneTopology> {
+  const topology = await startStandalone(context.dir, name, extraArgs);
+  context.defer(() => topology.stop());
+  return topology;
+}
+
+export async function ownCluster(context: ScenarioContext): Promise<ClusterTopology> {
+  const topology = await startCluster(context.dir);
+  context.defer(() => topology.stop());
+  return topology;
+}
+
+export async function ownSentinel(context: ScenarioContext, name: string): Promise<SentinelTopology> {
+  const topology = await startSentinel(`${context.dir}/${name}`);
+  context.defer(() => topology.stop());
+  return topology;
+}
+
+/** An application context in this process, closed by the runner afterwards (if the scenario did not). */
+export async function ownApp(context: ScenarioContext, options: RedisPatternsModuleOptions): Promise<INestApplicationContext> {
+  const app = await createContext(options);
+  let closed = false;
+  const close = app.close.bind(app);
+  app.close = async () => {
+    if (closed) return;
+    closed = true;
+    await close();
+  };
+  context.defer(() => app.close());
+  return app;
+}
+
+/** Every key under `prefix` (SCAN, on every master of a cluster). */
+export async function scanAll(client: Redis | Cluster, match: string): Promise<string[]> {
+  const nodes = 'nodes' in client && typeof (client as Cluster).nodes === 'function' ? (client as Cluster).nodes('master') : [client as Redis];
+  const keys: string[] = [];
+  for (const node of nodes) {
+    let cursor = '0';
+    do {
+      const [next, batch] = await node.scan(cursor, 'MATCH', match, 'COUNT', 1000);
+      keys.push(...batch);
+      cursor = next;
+    } while (cursor !== '0');
+  }
+  return keys;
+}
+
+/** Keys under `match` whose PTTL is -1 (no TTL). */
+export async function keysWithoutTtl(client: Redis | Cluster, match: string): Promise<string[]> {
+  const keys = await scanAll(client, match);
+  const missing: string[] = [];
+  for (let i = 0; i < keys.length; i += 500) {
+    const batch = keys.slice(i, i + 500);
+    const ttls = await Promise.all(batch.map((key) => client.pttl(key)));
+    ttls.forEach((ttl, j) => ttl === -1 && missing.push(batch[j]));
+  }
+  return missing;
+}
