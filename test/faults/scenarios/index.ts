@@ -1,5 +1,6 @@
 import type { Scenario } from '../lib/scenario';
 import { locksScenario } from './locks';
+import { rateLimitSkewScenario } from './rate-limit-skew';
 
 /** Every scenario, in the order the suite runs them. */
-export const SCENARIOS: readonly Scenario[] = [locksScenario];
+export const SCENARIOS: readonly Scenario[] = [locksScenario, rateLimitSkewScenario];
