@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService, type OnModuleInit } from '@nestjs/common';
 import { RedisConnections } from '../core/connections/redis-connections';
 import { KeyBuilder } from '../core/keys/key-builder';
 import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
@@ -46,7 +46,7 @@ type Failure = { readonly reason: LockFailureReason; readonly retryAfterMs: numb
  * }, { ttlMs: 10_000, waitMs: 2_000 });
  */
 @Injectable()
-export class LockService implements BeforeApplicationShutdown {
+export class LockService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly options: ResolvedLockOptions;
   private readonly store: LockStore;
   private readonly logger: LoggerService;
@@ -64,9 +64,6 @@ export class LockService implements BeforeApplicationShutdown {
     this.options = resolveLockOptions(moduleOptions.lock);
     this.logger = moduleOptions.logger ?? new Logger('LockService');
     const { redlock, waitReplicas, waitTimeoutMs } = this.options;
-    if (waitReplicas > 0 && waitTimeoutMs >= moduleOptions.commandTimeoutMs) {
-      throw new InvalidOptionsError('lock.waitTimeoutMs', `an integer below commandTimeoutMs (${moduleOptions.commandTimeoutMs}) (ms)`, String(waitTimeoutMs));
-    }
     this.store = redlock
       ? new QuorumLockStore(redlock.connections.map((name) => connections.get(name)), this.options.fenceTtlMs, redlock.nodeTimeoutMs)
       : new SingleLockStore(connections.get(this.options.connection), this.options.fenceTtlMs, { replicas: waitReplicas, timeoutMs: waitTimeoutMs });
@@ -79,6 +76,14 @@ export class LockService implements BeforeApplicationShutdown {
         this.waiters.wakeOne(lock.keys.lock);
       },
     };
+  }
+
+  /** Checks what the section validator cannot see: the WAIT deadline must fit in the command deadline. */
+  onModuleInit(): void {
+    const { waitReplicas, waitTimeoutMs } = this.options;
+    if (waitReplicas > 0 && waitTimeoutMs >= this.moduleOptions.commandTimeoutMs) {
+      throw new InvalidOptionsError('lock.waitTimeoutMs', `an integer below commandTimeoutMs (${this.moduleOptions.commandTimeoutMs}) (ms)`, String(waitTimeoutMs));
+    }
   }
 
   /**
