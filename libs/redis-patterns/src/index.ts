@@ -21,7 +21,7 @@ export { failFastOptions, DEDICATED_CONNECTION_OVERRIDES } from './core/connecti
 // Building blocks
 export { KeyBuilder } from './core/keys/key-builder';
 export { escapeKeyPart, MAX_KEY_PART_LENGTH } from './core/keys/escape-key-part';
-export { defineScript, runScript } from './core/scripts/redis-script';
+export { defineScript, registerScripts, runScript } from './core/scripts/redis-script';
 export type { RedisScript } from './core/scripts/redis-script';
 export { createAdvisedDecorator } from './core/advice/create-advised-decorator';
 export { HttpEdgeInterceptor } from './core/advice/http-edge.interceptor';

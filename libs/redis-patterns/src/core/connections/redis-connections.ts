@@ -4,6 +4,7 @@ import { ConnectionNotFoundError } from '../../errors/connection-not-found.error
 import { DEFAULT_CONNECTION, type ResolvedRedisPatternsOptions } from '../options/resolve-options';
 import { createClient, type ManagedClient } from './create-client';
 import { DEDICATED_CONNECTION_OVERRIDES } from './fail-fast-defaults';
+import { registerScripts } from '../scripts/redis-script';
 import { closeClient, watchClientEvents, waitUntilReady } from './client-lifecycle';
 
 /** An ioredis client of either kind. */
@@ -34,6 +35,7 @@ export class RedisConnections implements OnApplicationShutdown {
         connectTimeoutMs: options.connectTimeoutMs,
       });
       connections.managed.set(name, managed);
+      registerScripts(managed.client);
       if (managed.owned) watchClientEvents(managed.client, name, managed.secrets, connections.logger);
     }
     await Promise.all(
@@ -87,6 +89,7 @@ export class RedisConnections implements OnApplicationShutdown {
         : base.duplicate(overrides);
     const managed = this.managed.get(name)!;
     watchClientEvents(client, `${name}:${purpose}`, managed.secrets, this.logger);
+    registerScripts(client);
     this.dedicated.add(client);
     return client;
   }

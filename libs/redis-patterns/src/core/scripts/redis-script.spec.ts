@@ -47,3 +47,16 @@ describe('runScript against a real server', () => {
     expect(values).toEqual(keys.map(() => 2));
   });
 });
+
+describe('registerScripts', () => {
+  it('defines declared scripts up front, so the first calls can share an auto-pipeline', async () => {
+    const { registerScripts: register } = await import('./redis-script');
+    const client = new Redis(process.env.REDIS_URL_STANDALONE!, { enableAutoPipelining: true });
+    register(client);
+    const key = `script-spec:pipelined:${Date.now()}`;
+    // A plain command and the first script call issued in the same tick land in one auto-pipeline.
+    const [, value] = await Promise.all([client.get('script-spec:other'), runScript(client, incrWithTtl, [key], [4, 10_000])]);
+    expect(value).toBe(4);
+    client.disconnect();
+  });
+});

@@ -17,15 +17,38 @@ export interface RedisScript<TResult> {
   readonly __result?: TResult;
 }
 
+type ScriptCommand = (...keysAndArgs: Array<string | number | Buffer>) => Promise<unknown>;
+
+const declared = new Map<string, RedisScript<unknown>>();
+const definedOn = new WeakMap<Redis | Cluster, Set<string>>();
+
 /** Declares a script; `TResult` is the shape of the reply (ioredis maps Lua tables to arrays). */
 export function defineScript<TResult>(name: string, numberOfKeys: number, lua: string): RedisScript<TResult> {
   const version = createHash('sha1').update(lua).digest('hex').slice(0, 10);
-  return { name, lua, numberOfKeys, commandName: `rp_${name}_${version}` };
+  const script: RedisScript<TResult> = { name, lua, numberOfKeys, commandName: `rp_${name}_${version}` };
+  declared.set(script.commandName, script);
+  return script;
 }
 
-type ScriptCommand = (...keysAndArgs: Array<string | number | Buffer>) => Promise<unknown>;
+/**
+ * Defines every declared script on a client. The module calls it when it creates (or adopts) a connection, before
+ * any command: ioredis copies custom commands into an auto-pipeline when the pipeline opens, so a command defined
+ * while a pipeline is open in the same tick is missing from it and that batch's replies go astray.
+ */
+export function registerScripts(client: Redis | Cluster): void {
+  for (const script of declared.values()) ensureDefined(client, script);
+}
 
-const definedOn = new WeakMap<Redis | Cluster, Set<string>>();
+function ensureDefined(client: Redis | Cluster, script: RedisScript<unknown>): void {
+  let defined = definedOn.get(client);
+  if (!defined) {
+    defined = new Set();
+    definedOn.set(client, defined);
+  }
+  if (defined.has(script.commandName)) return;
+  client.defineCommand(script.commandName, { lua: script.lua, numberOfKeys: script.numberOfKeys });
+  defined.add(script.commandName);
+}
 
 /**
  * Runs a script on a client: one EVALSHA (one round trip). `keys` must hold exactly `numberOfKeys` keys, all in one
@@ -37,15 +60,8 @@ export function runScript<TResult>(
   keys: readonly string[],
   args: ReadonlyArray<string | number | Buffer>,
 ): Promise<TResult> {
-  let defined = definedOn.get(client);
-  if (!defined) {
-    defined = new Set();
-    definedOn.set(client, defined);
-  }
-  if (!defined.has(script.commandName)) {
-    client.defineCommand(script.commandName, { lua: script.lua, numberOfKeys: script.numberOfKeys });
-    defined.add(script.commandName);
-  }
+  // Normally a no-op: registerScripts defined it when the connection was created.
+  ensureDefined(client, script as RedisScript<unknown>);
   if (keys.length !== script.numberOfKeys) {
     return Promise.reject(new TypeError(`Script ${script.name} expects ${script.numberOfKeys} keys, got ${keys.length}.`));
   }
