@@ -1,0 +1,107 @@
+import { performance } from 'node:perf_hooks';
+import type { INestApplication } from '@nestjs/common';
+import type { Cluster, Redis } from 'ioredis';
+import { LockLostError, LockService } from '@app/redis-patterns';
+import { connectionFor, rawClient, type TopologyName, uniquePrefix } from '../../support/redis-env';
+import { aborted, startLockApp } from './lock-test-app';
+
+describe.each<TopologyName>(['standalone', 'cluster'])('LockService.using on %s', (topology) => {
+  let app: INestApplication;
+  let locks: LockService;
+  let admin: Redis | Cluster;
+
+  beforeAll(async () => {
+    admin = rawClient(topology);
+    app = await startLockApp({ connection: connectionFor(topology), keyPrefix: uniquePrefix(`using-${topology}`) });
+    locks = app.get(LockService);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    admin.disconnect();
+  });
+
+  it('extends the lock while work runs for 4× its TTL, then releases it', async () => {
+    const ttlMs = 300;
+    const pttls: number[] = [];
+    let key = '';
+    const result = await locks.using(
+      'long-job',
+      async (signal, lock) => {
+        key = lock.keys.lock;
+        const until = performance.now() + 4 * ttlMs;
+        // The work itself lasts 4× the TTL; it samples the key's TTL as it goes.
+        while (performance.now() < until) {
+          pttls.push(await admin.pttl(key));
+          await new Promise((resolve) => setTimeout(resolve, 40));
+        }
+        expect(signal.aborted).toBe(false);
+        expect(await admin.get(key)).toBe(lock.token);
+        return 'finished';
+      },
+      { ttlMs },
+    );
+    expect(result).toBe('finished');
+    expect(pttls.length).toBeGreaterThan(10);
+    expect(Math.min(...pttls)).toBeGreaterThan(0);
+    expect(await admin.exists(key)).toBe(0);
+    expect(locks.heldLocks()).toHaveLength(0);
+  });
+
+  it('aborts the signal within one extension interval when the key is deleted, and still returns the result', async () => {
+    const ttlMs = 900; // extension interval: 300 ms
+    let lostAfterMs = -1;
+    let reason: unknown;
+    const result = await locks.using(
+      'lost-job',
+      async (signal, lock) => {
+        await admin.del(lock.keys.lock);
+        const deletedAt = performance.now();
+        reason = await aborted(signal);
+        lostAfterMs = performance.now() - deletedAt;
+        return 42;
+      },
+      { ttlMs },
+    );
+    expect(result).toBe(42);
+    expect(reason).toBeInstanceOf(LockLostError);
+    expect(lostAfterMs).toBeLessThan(300 + 250);
+  });
+
+  it('aborts when another holder took the lock, and never touches that holder’s key', async () => {
+    let intruderToken = '';
+    let key = '';
+    await locks.using(
+      'taken-job',
+      async (signal, lock) => {
+        key = lock.keys.lock;
+        intruderToken = 'intruder';
+        await admin.set(key, intruderToken, 'PX', 10_000);
+        expect(await aborted(signal)).toBeInstanceOf(LockLostError);
+      },
+      { ttlMs: 300 },
+    );
+    expect(await admin.get(key)).toBe(intruderToken);
+    await admin.del(key);
+  });
+
+  it('propagates the work’s error unchanged and releases the lock', async () => {
+    const failure = new Error('business failure');
+    let key = '';
+    await expect(
+      locks.using('failing-job', (_signal, lock) => {
+        key = lock.keys.lock;
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    expect(await admin.exists(key)).toBe(0);
+  });
+
+  it('waits for the lock when waitMs is given, and fails with contention otherwise', async () => {
+    const holder = (await locks.tryAcquire('queued-job', { ttlMs: 5000 }))!;
+    await expect(locks.using('queued-job', () => 'never', {})).rejects.toMatchObject({ reason: 'contention' });
+    const queued = locks.using('queued-job', (_s, lock) => lock.fencingToken, { ttlMs: 1000, waitMs: 5000 });
+    await holder.release();
+    expect(await queued).toBeGreaterThan(holder.fencingToken);
+  });
+});
