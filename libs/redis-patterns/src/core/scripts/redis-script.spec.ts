@@ -1,5 +1,5 @@
 import { Cluster, Redis } from 'ioredis';
-import { defineScript, runScript } from './redis-script';
+import { defineScript, registerScripts, runScript } from './redis-script';
 
 /**
  * KEYS[1] counter; ARGV[1] increment, ARGV[2] ttl ms. Returns the new value. Sets value and TTL in one step.
@@ -50,9 +50,8 @@ describe('runScript against a real server', () => {
 
 describe('registerScripts', () => {
   it('defines declared scripts up front, so the first calls can share an auto-pipeline', async () => {
-    const { registerScripts: register } = await import('./redis-script');
     const client = new Redis(process.env.REDIS_URL_STANDALONE!, { enableAutoPipelining: true });
-    register(client);
+    registerScripts(client);
     const key = `script-spec:pipelined:${Date.now()}`;
     // A plain command and the first script call issued in the same tick land in one auto-pipeline.
     const [, value] = await Promise.all([client.get('script-spec:other'), runScript(client, incrWithTtl, [key], [4, 10_000])]);
