@@ -88,11 +88,14 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
 
   /**
    * One attempt (one round trip): the lock, or null when another holder has it. Rejects with
-   * {@link LockNotAcquiredError} (reason `unavailable`) when Redis does not answer within the command timeout.
+   * {@link LockNotAcquiredError} when Redis does not answer within the command timeout (reason `unavailable`) or
+   * too few replicas acknowledged the lock (`replication`).
    */
   async tryAcquire(resource: string, options: TryAcquireOptions = {}): Promise<Lock | null> {
     const outcome = await this.attempt(checkResource(resource), this.ttlOf(options));
-    return outcome instanceof Lock ? outcome : null;
+    if (outcome instanceof Lock) return outcome;
+    if (outcome.reason === 'replication') throw new LockNotAcquiredError(resource, outcome.reason, outcome.retryAfterMs);
+    return null;
   }
 
   /**

@@ -15,6 +15,17 @@ export class SingleLockStore implements LockStore {
   ) {}
 
   async attempt(keys: LockKeys, token: string, ttlMs: number): Promise<AttemptResult> {
+    try {
+      return await this.attemptOnce(keys, token, ttlMs);
+    } catch (error) {
+      // A timed-out acquire may still run when the server wakes up, leaving a lock nobody knows the token of for
+      // a whole TTL. A compare-and-delete sent on the same connection queues behind it and cleans it up.
+      void this.release(keys, token).catch(() => false);
+      throw error;
+    }
+  }
+
+  private async attemptOnce(keys: LockKeys, token: string, ttlMs: number): Promise<AttemptResult> {
     const args = [token, ttlMs, this.fenceTtlMs];
     if (this.replication.replicas === 0) {
       return toAttemptResult(await runScript(this.client, ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], args));
