@@ -13,7 +13,13 @@ export async function startApp(
     providers: (extra.providers ?? []) as Type<unknown>[],
   }).compile();
   const app = moduleRef.createNestApplication({ logger: false });
-  if (extra.http) await app.listen(0, '127.0.0.1');
-  else await app.init();
+  try {
+    if (extra.http) await app.listen(0, '127.0.0.1');
+    else await app.init();
+  } catch (error) {
+    // A failed startup still opened connections: close them so the test process can exit.
+    await app.close().catch(() => undefined);
+    throw error;
+  }
   return app;
 }

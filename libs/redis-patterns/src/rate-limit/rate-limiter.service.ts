@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type LoggerService } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { RedisConnections, type RedisClient } from '../core/connections/redis-connections';
 import { KeyBuilder } from '../core/keys/key-builder';
@@ -10,6 +10,7 @@ import { RateLimitUnavailableError } from '../errors/rate-limit-unavailable.erro
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { checkCost, compilePolicies, type CompiledPolicies, type PolicyErrorFactory } from './compile-policies';
 import { MemoryRateLimiter } from './memory/memory-rate-limiter';
+import { OutageBreaker } from './outage-breaker';
 import type { RateLimitConsumeOptions, RateLimitDecision, RateLimitOutageOptions, RateLimitPolicy } from './rate-limit-policy';
 import { consumeScript } from './scripts/consume.script';
 import { failOpenDecision, toDecision } from './to-decision';
@@ -36,8 +37,9 @@ export interface RateLimitOutageStats {
  * if (!decision.allowed) throw new TooManyRequests(decision.retryAfterMs);
  */
 @Injectable()
-export class RateLimiterService {
+export class RateLimiterService implements BeforeApplicationShutdown {
   private readonly memory: MemoryRateLimiter;
+  private readonly breaker = new OutageBreaker(() => this.redis().ping());
   private readonly logger: LoggerService;
   private readonly stats: RateLimitOutageStats = { failedOpen: 0, failedClosed: 0, inMemory: 0 };
   private readonly nonceBase = randomBytes(6).toString('base64url');
@@ -82,6 +84,11 @@ export class RateLimiterService {
     await this.redis().del(...keys);
   }
 
+  /** Stops probing Redis after an outage. */
+  beforeApplicationShutdown(): void {
+    this.breaker.stop();
+  }
+
   /** Decisions taken without Redis since startup (fail-open, fail-closed, in-memory). */
   outageStats(): Readonly<RateLimitOutageStats> {
     return { ...this.stats };
@@ -94,6 +101,13 @@ export class RateLimiterService {
    */
   decide(identity: string, compiled: CompiledPolicies, cost: number, outage: RateLimitOutageOptions, limiter: string): Promise<RateLimitDecision> {
     const keys = this.keysFor(identity, compiled);
+    if (this.breaker.isOpen) {
+      try {
+        return Promise.resolve(this.withoutRedis(undefined, keys, compiled, cost, outage, limiter));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     const nonce = this.nonceBase + (this.sequence++).toString(36);
     let pending: Promise<number[]>;
     try {
@@ -108,11 +122,13 @@ export class RateLimiterService {
   }
 
   private withoutRedis(error: unknown, keys: string[], compiled: CompiledPolicies, cost: number, outage: RateLimitOutageOptions, limiter: string): RateLimitDecision {
+    if (error !== undefined) {
+      this.breaker.record(error);
+      this.logOutage(error, limiter, outage);
+    }
     const defaults = this.options.rateLimit;
     const inMemory = outage.inMemoryFallback ?? defaults?.inMemoryFallback ?? false;
     const failOpen = outage.failOpen ?? defaults?.failOpen ?? true;
-    const policy = inMemory ? 'in-memory fallback' : failOpen ? 'failing open' : 'failing closed';
-    this.logOutage(error, limiter, policy);
     if (inMemory) {
       this.stats.inMemory++;
       return toDecision(this.memory.consume(keys, compiled, cost), compiled, 'memory');
@@ -126,7 +142,10 @@ export class RateLimiterService {
   }
 
   // An outage fails every request: log the first failure, then a summary at most every 10 s.
-  private logOutage(error: unknown, limiter: string, policy: string): void {
+  private logOutage(error: unknown, limiter: string, outage: RateLimitOutageOptions): void {
+    const defaults = this.options.rateLimit;
+    const inMemory = outage.inMemoryFallback ?? defaults?.inMemoryFallback ?? false;
+    const policy = inMemory ? 'in-memory fallback' : (outage.failOpen ?? defaults?.failOpen ?? true) ? 'failing open' : 'failing closed';
     const now = Date.now();
     if (now - this.lastOutageLog < 10_000) {
       this.unloggedOutages++;
