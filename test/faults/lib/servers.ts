@@ -3,6 +3,7 @@ import type { Cluster, Redis } from 'ioredis';
 import type { RedisPatternsModuleOptions } from '@app/redis-patterns';
 import { startCluster, startSentinel, startStandalone, type ClusterTopology, type SentinelTopology, type StandaloneTopology } from '../../harness/topologies';
 import { createContext } from '../../fixtures/faults/fixture-env';
+import { waitUntil } from './measure';
 import type { ScenarioContext } from './scenario';
 
 /** A private standalone server for this scenario, stopped by the runner afterwards. */
@@ -18,9 +19,16 @@ export async function ownCluster(context: ScenarioContext): Promise<ClusterTopol
   return topology;
 }
 
+/**
+ * A master, a replica and three sentinels. The harness leaves repl-diskless-sync-delay at its 5 s default, so the
+ * replica is listed before it has synced (WAIT then counts 0 replicas): set it to 0 on both data nodes (a failover
+ * swaps them) and wait until the replica is online.
+ */
 export async function ownSentinel(context: ScenarioContext, name: string): Promise<SentinelTopology> {
   const topology = await startSentinel(`${context.dir}/${name}`);
   context.defer(() => topology.stop());
+  await Promise.all([topology.master, topology.replica].map((p) => p.cli('CONFIG', 'SET', 'repl-diskless-sync-delay', '0')));
+  await waitUntil(async () => /slave0:.*state=online/.test(await topology.master.cli('INFO', 'replication')), 30_000, 'the replica to be online');
   return topology;
 }
 
