@@ -156,3 +156,30 @@ describe('@WithLock startup checks', () => {
     await app.close().catch(() => undefined);
   });
 });
+
+describe('LockService.current inside @WithLock', () => {
+  @Injectable()
+  class Ledger {
+    constructor(readonly locks: LockService) {}
+
+    @WithLock({ resource: 'ledger', ttlMs: 2000 })
+    async write(): Promise<{ fencingToken: number; aborted: boolean; resource: string }> {
+      const lock = this.locks.current()!;
+      return { fencingToken: lock.fencingToken, aborted: this.locks.currentSignal()!.aborted, resource: lock.resource };
+    }
+  }
+
+  it('exposes the held lock (and its fencing token) to the decorated method, and nothing outside it', async () => {
+    const app = await startLockApp({ connection: connectionFor('standalone'), keyPrefix: uniquePrefix('current') }, { providers: [Ledger] });
+    try {
+      const ledger = app.get(Ledger);
+      const first = await ledger.write();
+      const second = await ledger.write();
+      expect(first).toMatchObject({ resource: 'ledger', aborted: false });
+      expect(second.fencingToken).toBeGreaterThan(first.fencingToken);
+      expect(ledger.locks.current()).toBeUndefined();
+    } finally {
+      await app.close();
+    }
+  });
+});

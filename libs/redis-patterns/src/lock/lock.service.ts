@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService, type OnModuleInit } from '@nestjs/common';
@@ -34,6 +35,9 @@ export interface AcquireOptions extends TryAcquireOptions {
 export type LockedWork<T> = (signal: AbortSignal, lock: Lock) => Promise<T> | T;
 
 type Failure = { readonly reason: LockFailureReason; readonly retryAfterMs: number };
+
+/** The innermost lock held by the running `using()` work or `@WithLock` method, per async context. */
+const heldContext = new AsyncLocalStorage<{ readonly lock: Lock; readonly signal: AbortSignal }>();
 
 /**
  * Distributed locks on Redis: SET NX PX with a random owner token and a fencing token (acquire = 1 round trip),
@@ -139,7 +143,7 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
     extender.start();
     const run = (async () => {
       try {
-        return await work(controller.signal, lock);
+        return await heldContext.run({ lock, signal: controller.signal }, () => work(controller.signal, lock));
       } finally {
         extender.stop();
         await this.releaseQuietly(lock);
@@ -152,6 +156,19 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
       () => this.running.delete(run),
     );
     return run;
+  }
+
+  /**
+   * The lock held by the `using()` work or `@WithLock` method currently running (the innermost one when nested),
+   * e.g. to pass its `fencingToken` to a store from inside a decorated method; undefined outside one.
+   */
+  current(): Lock | undefined {
+    return heldContext.getStore()?.lock;
+  }
+
+  /** The abort signal of {@link LockService.current}: it aborts with a LockLostError when that lock is lost. */
+  currentSignal(): AbortSignal | undefined {
+    return heldContext.getStore()?.signal;
   }
 
   /** Locks this instance holds now (for diagnostics). */
