@@ -2,6 +2,7 @@ import type { Scenario } from '../lib/scenario';
 import { locksScenario } from './locks';
 import { rateLimitSkewScenario } from './rate-limit-skew';
 import { sentinelScenario } from './sentinel-failover';
+import { clusterScenario } from './cluster-migration';
 
 /** Every scenario, in the order the suite runs them. */
-export const SCENARIOS: readonly Scenario[] = [locksScenario, rateLimitSkewScenario, sentinelScenario];
+export const SCENARIOS: readonly Scenario[] = [locksScenario, rateLimitSkewScenario, sentinelScenario, clusterScenario];
