@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { cpus, totalmem, type as osType, release } from 'node:os';
+import { cpus, loadavg, totalmem, type as osType, release } from 'node:os';
 import { join } from 'node:path';
 
 /** Where and with what a run happened: printed at the top of the report. */
@@ -11,6 +11,8 @@ export interface Environment {
   cores: number;
   memoryGb: number;
   redis: string;
+  /** 1-minute load average when the run started: how busy the (shared) machine was. */
+  loadAverage: number;
   versions: Record<string, string>;
 }
 
@@ -39,6 +41,7 @@ export function describeEnvironment(redisVersion: string): Environment {
     cores: cpu.length,
     memoryGb: Math.round(totalmem() / 2 ** 30),
     redis: redisVersion,
+    loadAverage: Math.round(loadavg()[0] * 10) / 10,
     versions: Object.fromEntries(PACKAGES.map((name) => [name, installedVersion(name)])),
   };
 }

@@ -71,6 +71,7 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
     '',
     `- Machine: ${env.cpu}, ${env.cores} cores, ${env.memoryGb} GB, ${env.os}; Node ${env.node}; Redis ${env.redis} (a private`,
     '  server started by the benchmark, so its counters see only the contenders).',
+    `- Load average (1 min) at the start: ${env.loadAverage ?? 'not recorded'} on ${env.cores} cores (other work on the machine competes with every contender).`,
     `- Versions: ${Object.entries(env.versions).map(([name, version]) => `${name} ${version}`).join(', ')}.`,
     '',
     '## Method',

@@ -8,13 +8,14 @@ const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&
  */
 export function renderRatioChart(groups: GroupResult[]): string {
   const bars = groups.flatMap((g) => g.ratios.filter((r) => r.summary.n > 0).map((r) => ({ group: g.title.split(':')[0], ...r })));
-  const labelWidth = 430;
+  const labelWidth = 560;
   const plotWidth = 420;
   const rowHeight = 24;
   const top = 40;
   const height = top + bars.length * rowHeight + 30;
-  const maxValue = Math.max(2, ...bars.map((b) => Math.max(b.summary.max, b.target ?? 0))) * 1.05;
-  const x = (value: number) => labelWidth + (value / maxValue) * plotWidth;
+  // Scaled to the medians and targets; a whisker beyond the plot is clipped (its value is in the report's tables).
+  const maxValue = Math.max(2, ...bars.map((b) => Math.max(b.summary.median * 1.5, b.target ?? 0))) * 1.05;
+  const x = (value: number) => labelWidth + (Math.min(value, maxValue) / maxValue) * plotWidth;
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${labelWidth + plotWidth + 70}" height="${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="#fff"/>`,
