@@ -1,0 +1,51 @@
+import { InvalidArgumentError } from '../errors/invalid-argument.error';
+import { checkCost, compilePolicies, type PolicyErrorFactory } from './compile-policies';
+
+const error: PolicyErrorFactory = (field, expected) => new InvalidArgumentError(field, expected);
+const fieldOf = (fn: () => unknown): string => {
+  try {
+    fn();
+  } catch (e) {
+    return (e as InvalidArgumentError).argument;
+  }
+  throw new Error('did not throw');
+};
+
+describe('compilePolicies', () => {
+  it('compiles once per policy object', () => {
+    const policy = { algorithm: 'fixed-window', limit: 5, windowMs: 1000 } as const;
+    expect(compilePolicies(policy, 'policy', error)).toBe(compilePolicies(policy, 'policy', error));
+  });
+
+  it('precomputes script arguments, key suffixes and the RateLimit-Policy header', () => {
+    const compiled = compilePolicies(
+      [
+        { algorithm: 'gcra', limit: 4, periodMs: 1000 },
+        { algorithm: 'token-bucket', capacity: 10, refillPerSecond: 2 },
+      ],
+      'policy',
+      error,
+    );
+    expect(compiled.args).toEqual([5, 4, 250, 4, 10, 2]);
+    expect(compiled.keySuffixes).toEqual([':gcra:4:1000:4', ':tb:10:2']);
+    expect(compiled.policyHeader).toBe('"p0";q=4;w=1, "p1";q=10;w=5');
+    expect(compiled.fractionalCost).toBe(true);
+  });
+
+  it('names the invalid field', () => {
+    expect(fieldOf(() => compilePolicies({ algorithm: 'fixed-window', limit: -1, windowMs: 1 }, 'policy', error))).toBe('policy.limit');
+    expect(fieldOf(() => compilePolicies({ algorithm: 'nope' }, 'policy', error))).toBe('policy.algorithm');
+    expect(fieldOf(() => compilePolicies([], 'policy', error))).toBe('policy');
+    expect(fieldOf(() => compilePolicies({ algorithm: 'sliding-window', limit: 1_000_000, windowMs: 1 }, 'policy', error))).toBe('policy.limit');
+    const twice = { algorithm: 'fixed-window', limit: 1, windowMs: 1 };
+    expect(fieldOf(() => compilePolicies([twice, { ...twice }], 'policy', error))).toBe('policy[1]');
+  });
+
+  it('accepts a fractional cost only where every policy allows one', () => {
+    const windows = compilePolicies({ algorithm: 'fixed-window', limit: 5, windowMs: 1000 }, 'policy', error);
+    expect(fieldOf(() => checkCost(0.5, windows, error))).toBe('cost');
+    expect(checkCost(undefined, windows, error)).toBe(1);
+    const bucket = compilePolicies({ algorithm: 'token-bucket', capacity: 5, refillPerSecond: 1 }, 'policy', error);
+    expect(checkCost(0.5, bucket, error)).toBe(0.5);
+  });
+});
