@@ -3,6 +3,7 @@ import { locksScenario } from './locks';
 import { rateLimitSkewScenario } from './rate-limit-skew';
 import { sentinelScenario } from './sentinel-failover';
 import { clusterScenario } from './cluster-migration';
+import { hostileScenario } from './hostile-input';
 
 /** Every scenario, in the order the suite runs them. */
-export const SCENARIOS: readonly Scenario[] = [locksScenario, rateLimitSkewScenario, sentinelScenario, clusterScenario];
+export const SCENARIOS: readonly Scenario[] = [locksScenario, rateLimitSkewScenario, sentinelScenario, clusterScenario, hostileScenario];
