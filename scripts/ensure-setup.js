@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Installs what a fresh Debian/Ubuntu machine lacks before the sample API or the tests run: the npm dependencies
-// (npm ci) and redis-server / redis-sentinel / redis-tools (apt-get, when running as root or with sudo).
+// (npm ci), redis-server / redis-sentinel / redis-tools, and for the tests chromium (apt-get, as root or with sudo).
 // Without permission to install, it stops with a message saying exactly what to install.
 'use strict';
 const { execFileSync, spawnSync } = require('node:child_process');
@@ -9,6 +9,8 @@ const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
 const REDIS_BINARIES = { 'redis-server': 'redis-server', 'redis-sentinel': 'redis-sentinel', 'redis-cli': 'redis-tools' };
+// The status page test drives Debian's chromium (playwright-core cannot download a browser here).
+const TEST_BINARIES = { ...REDIS_BINARIES, chromium: 'chromium' };
 
 function has(binary) {
   return spawnSync('sh', ['-c', `command -v ${binary}`], { stdio: 'ignore' }).status === 0;
@@ -19,8 +21,8 @@ function run(command, args, options = {}) {
   execFileSync(command, args, { stdio: 'inherit', cwd: root, ...options });
 }
 
-function ensureRedis() {
-  const missing = [...new Set(Object.entries(REDIS_BINARIES).filter(([bin]) => !has(bin)).map(([, pkg]) => pkg))];
+function ensureSystemPackages(binaries) {
+  const missing = [...new Set(Object.entries(binaries).filter(([bin]) => !has(bin)).map(([, pkg]) => pkg))];
   if (missing.length === 0) return;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const sudo = !isRoot && has('sudo') && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0;
@@ -43,4 +45,5 @@ function ensureDependencies() {
 }
 
 ensureDependencies();
-if (process.argv.includes('--redis') || !process.env.REDIS_URL) ensureRedis();
+if (process.argv.includes('--test')) ensureSystemPackages(TEST_BINARIES);
+else if (!process.env.REDIS_URL) ensureSystemPackages(REDIS_BINARIES);
