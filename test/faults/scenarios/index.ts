@@ -4,6 +4,7 @@ import { rateLimitSkewScenario } from './rate-limit-skew';
 import { sentinelScenario } from './sentinel-failover';
 import { clusterScenario } from './cluster-migration';
 import { hostileScenario } from './hostile-input';
+import { secretsScenario } from './secrets';
 
 /** Every scenario, in the order the suite runs them. */
-export const SCENARIOS: readonly Scenario[] = [locksScenario, rateLimitSkewScenario, sentinelScenario, clusterScenario, hostileScenario];
+export const SCENARIOS: readonly Scenario[] = [locksScenario, rateLimitSkewScenario, sentinelScenario, clusterScenario, hostileScenario, secretsScenario];
