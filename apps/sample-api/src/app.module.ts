@@ -1,6 +1,22 @@
-import { Module } from '@nestjs/common';
+import { type MiddlewareConsumer, Module, type NestModule } from '@nestjs/common';
 import { RedisPatternsModule } from '@app/redis-patterns';
+import { AuthController } from './auth/auth.controller';
+import { LoginAttempts } from './auth/login-attempts';
+import { UserRepository } from './auth/user.repository';
+import { CatalogService } from './catalog/catalog.service';
+import { ProductRepository } from './catalog/product.repository';
+import { ProductsController } from './catalog/products.controller';
+import { EventsController } from './events/events.controller';
+import { NotificationsHub } from './events/notifications.hub';
+import { VisitorStatsConsumer } from './events/visitor-stats.consumer';
 import { HealthController } from './health/health.controller';
+import { OrderRepository } from './orders/order.repository';
+import { OrdersController } from './orders/orders.controller';
+import { OrdersService } from './orders/orders.service';
+import { ScoresController } from './scores/scores.controller';
+import { StatsController } from './stats/stats.controller';
+import { StatusController } from './status/status.controller';
+import { TrafficMetrics } from './status/traffic-metrics';
 
 @Module({
   imports: [
@@ -8,9 +24,31 @@ import { HealthController } from './health/health.controller';
       useFactory: () => ({
         connection: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
         keyPrefix: process.env.REDIS_KEY_PREFIX ?? 'sample',
+        cache: { defaultTtl: 60 },
+        rateLimit: { failOpen: true },
+        lock: { defaultTtlMs: 5000 },
+        sessions: { defaultTtl: 1800 },
+        leaderboard: { defaultTtl: 30 * 86_400 },
       }),
     }),
   ],
-  controllers: [HealthController],
+  controllers: [HealthController, ProductsController, AuthController, OrdersController, ScoresController, EventsController, StatsController, StatusController],
+  providers: [
+    ProductRepository,
+    CatalogService,
+    UserRepository,
+    LoginAttempts,
+    OrderRepository,
+    OrdersService,
+    NotificationsHub,
+    VisitorStatsConsumer,
+    TrafficMetrics,
+  ],
 })
-export class AppModule {}
+export class AppModule implements NestModule {
+  constructor(private readonly metrics: TrafficMetrics) {}
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply((req: unknown, res: never, next: () => void) => this.metrics.use(req, res, next)).forRoutes('*path');
+  }
+}

@@ -19,6 +19,11 @@ async function bootstrap(): Promise<void> {
     if (closing) return;
     closing = true;
     logger.log(`${signal} received: closing`);
+    // The orchestrator's grace period is typically 10 s: never outlive it silently.
+    setTimeout(() => {
+      logger.error('Shutdown took longer than 9.5 s: exiting');
+      process.exit(1);
+    }, 9500).unref();
     await app.close();
     await embedded?.stop();
     process.exit(0);

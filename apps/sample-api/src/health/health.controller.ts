@@ -1,19 +1,19 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
-import { RedisConnections } from '@app/redis-patterns';
+import { RedisPatternsHealthIndicator, type RedisHealthResult } from '@app/redis-patterns';
 
 @Controller('health')
 export class HealthController {
-  constructor(private readonly connections: RedisConnections) {}
+  constructor(private readonly health: RedisPatternsHealthIndicator) {}
 
-  /** Redis answers PING through the module's default connection: 200, else 503. */
+  /**
+   * Per connection: ping latency, role, memory against maxmemory. 200 when every connection is up, 503 otherwise.
+   * (With @nestjs/terminus installed, pass `() => this.health.isHealthy('redis')` to HealthCheckService.check.)
+   */
   @Get()
-  async health(): Promise<{ status: 'up'; redis: { latencyMs: number } }> {
-    const started = performance.now();
-    try {
-      await this.connections.get().ping();
-    } catch (error) {
-      throw new ServiceUnavailableException({ status: 'down', redis: { error: (error as Error).message } });
-    }
-    return { status: 'up', redis: { latencyMs: Math.round((performance.now() - started) * 100) / 100 } };
+  async check(): Promise<RedisHealthResult> {
+    const result = await this.health.check('redis');
+    const down = Object.values(result).some((entry) => (entry as { status?: string }).status === 'down');
+    if (down) throw new ServiceUnavailableException(result);
+    return result;
   }
 }

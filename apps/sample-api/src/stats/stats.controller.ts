@@ -1,0 +1,19 @@
+import { Controller, Get } from '@nestjs/common';
+import { UniqueCounter } from '@app/redis-patterns';
+import { VisitorStatsConsumer, visitorsKey } from '../events/visitor-stats.consumer';
+
+@Controller('stats')
+export class StatsController {
+  constructor(
+    private readonly visitors: UniqueCounter,
+    private readonly consumer: VisitorStatsConsumer,
+  ) {}
+
+  /** HyperLogLog estimates (±0.81%, 12 KB per day whatever the traffic): today and the last 7 days as a union. */
+  @Get('unique-visitors')
+  async uniqueVisitors(): Promise<{ today: number; last7Days: number; eventsProcessed: number }> {
+    const days = Array.from({ length: 7 }, (_, i) => new Date(Date.now() - i * 86_400_000).toISOString().slice(0, 10));
+    const [today, last7Days] = await Promise.all([this.visitors.count(visitorsKey(days[0])), this.visitors.count(...days.map(visitorsKey))]);
+    return { today, last7Days, eventsProcessed: this.consumer.processed };
+  }
+}

@@ -1,0 +1,81 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createConnection } from 'node:net';
+import { join } from 'node:path';
+import { freePort } from '../harness/free-port';
+import { waitFor } from '../support/redis-env';
+
+const root = join(__dirname, '../..');
+const mainJs = join(root, 'dist/apps/sample-api/apps/sample-api/src/main.js');
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => socket.destroy() || resolve(true));
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** The built sample API (`npm run build`), started with plain node and no REDIS_URL, then SIGTERM under load. */
+describe('built sample API: graceful shutdown', () => {
+  let child: ChildProcess;
+  let output = '';
+
+  beforeAll(() => {
+    execFileSync('npx', ['nest', 'build', 'sample-api'], { cwd: root, stdio: 'pipe' });
+  }, 120_000);
+
+  afterAll(() => {
+    if (child && child.exitCode === null) child.kill('SIGKILL');
+  });
+
+  it('finishes in-flight requests, stops its embedded Redis and exits 0 within 10 s', async () => {
+    const port = await freePort();
+    const { REDIS_URL: _unset, ...inherited } = process.env;
+    const env = { ...inherited, PORT: String(port), SAMPLE_DB_LATENCY_MS: '20' };
+    child = spawn(process.execPath, [mainJs], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor(async () => (await fetch(`${base}/health`)).status === 200, 20_000, () => `the app to answer /health. Output:\n${output}`);
+    const redisPort = Number(/redis:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1]);
+    expect(redisPort).toBeGreaterThan(0);
+
+    // Load: a steady stream of requests, some of them locked payments and uncached reads.
+    let stop = false;
+    let signalledAt = Infinity;
+    const results = { ok: 0, closed: 0, broken: 0 };
+    const worker = async (i: number): Promise<void> => {
+      for (let n = 0; !stop; n++) {
+        const path = n % 3 === 0 ? `/orders/${(i * 50 + n) % 100 + 1}/pay` : `/products/${(n % 100) + 1}`;
+        const sentAt = Date.now();
+        try {
+          const response = await fetch(`${base}${path}`, { method: path.includes('pay') ? 'POST' : 'GET' });
+          await response.arrayBuffer();
+          if (response.status < 500) results.ok++;
+          else results.broken++;
+        } catch {
+          // Once SIGTERM is sent the listener closes: new connections are refused and idle keep-alive sockets are
+          // closed, so a request sent after it may fail without a response. A request already in flight must not.
+          if (sentAt > signalledAt) results.closed++;
+          else results.broken++;
+          return;
+        }
+      }
+    };
+    const workers = Array.from({ length: 8 }, (_, i) => worker(i));
+    await waitFor(() => results.ok > 100, 10_000);
+
+    const started = Date.now();
+    signalledAt = started;
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    child.kill('SIGTERM');
+    const { code, signal } = await exited;
+    stop = true;
+    await Promise.all(workers);
+
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(results.broken).toBe(0);
+    expect(await portOpen(redisPort)).toBe(false);
+  }, 60_000);
+});

@@ -1,0 +1,127 @@
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import request from 'supertest';
+import { AppModule } from '../../apps/sample-api/src/app.module';
+import { ProductRepository } from '../../apps/sample-api/src/catalog/product.repository';
+import { keysWithoutTtl, rawClient, uniquePrefix, waitFor } from '../support/redis-env';
+
+describe('sample API over HTTP (Express)', () => {
+  let app: INestApplication;
+  let http: ReturnType<typeof request>;
+  const prefix = uniquePrefix('sample');
+  const admin = rawClient('standalone');
+
+  beforeAll(async () => {
+    process.env.REDIS_URL = process.env.REDIS_URL_STANDALONE;
+    process.env.REDIS_KEY_PREFIX = prefix;
+    process.env.SAMPLE_DB_LATENCY_MS = '5';
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+    app = moduleRef.createNestApplication();
+    await app.init();
+    http = request(app.getHttpServer());
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    admin.disconnect();
+  });
+
+  it('GET /health reports the connection up', async () => {
+    const response = await http.get('/health').expect(200);
+    expect(JSON.stringify(response.body)).toContain('"up"');
+  });
+
+  it('GET /products/:id is a MISS, then a HIT that skips the repository', async () => {
+    const repository = app.get(ProductRepository);
+    const first = await http.get('/products/7').expect(200);
+    expect(first.headers['x-cache']).toBe('MISS');
+    const reads = repository.reads;
+    const second = await http.get('/products/7').expect(200);
+    expect(second.headers['x-cache']).toBe('HIT');
+    expect(second.body).toEqual(first.body);
+    expect(repository.reads).toBe(reads);
+  });
+
+  it('PUT /products/:id writes through and invalidates the product and its category lists', async () => {
+    const before = (await http.get('/products/9').expect(200)).body as { category: string; name: string };
+    await http.get(`/products?category=${before.category}`).expect(200);
+    expect((await http.get(`/products?category=${before.category}`)).headers['x-cache']).toBe('HIT');
+    const updated = await http.put('/products/9').send({ name: 'Renamed nine', category: 'tools' }).expect(200);
+    expect(updated.body.name).toBe('Renamed nine');
+    const after = await http.get('/products/9').expect(200);
+    expect(after.headers['x-cache']).toBe('MISS');
+    expect(after.body.name).toBe('Renamed nine');
+    const oldList = await http.get(`/products?category=${before.category}`).expect(200);
+    expect(oldList.headers['x-cache']).toBe('MISS');
+    expect((oldList.body as Array<{ id: number }>).some((p) => p.id === 9)).toBe(before.category === 'tools');
+    const newList = await http.get('/products?category=tools').expect(200);
+    expect((newList.body as Array<{ id: number }>).some((p) => p.id === 9)).toBe(true);
+  });
+
+  it('rejects bad product input with 400, never 5xx', async () => {
+    await http.put('/products/3').send({ priceCents: -1 }).expect(400);
+    await http.get('/products?category=nope').expect(400);
+    await http.get('/products/abc').expect(400);
+    await http.get('/products/99999').expect(404);
+  });
+
+  it('POST /auth/login creates a session that GET /me reads; a wrong password is 401', async () => {
+    await http.post('/auth/login').send({ username: 'bob', password: 'wrong' }).expect(401);
+    const login = await http.post('/auth/login').send({ username: 'alice', password: 'demo-password' }).expect(200);
+    expect(login.headers['ratelimit-policy']).toBeDefined();
+    const me = await http.get('/me').set('Authorization', `Bearer ${login.body.sessionId}`).expect(200);
+    expect(me.body.username).toBe('alice');
+    await http.get('/me').expect(401);
+    await http.get('/me').set('Authorization', 'Bearer nope').expect(401);
+  });
+
+  it('limits login attempts per username to 5 a minute: 429 with Retry-After and RateLimit headers', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const response = await http.post('/auth/login').send({ username: 'carol', password: 'wrong' });
+      statuses.push(response.status);
+      if (response.status === 429) {
+        expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
+        expect(response.headers['ratelimit']).toBeDefined();
+      }
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
+  });
+
+  it('POST /orders/:id/pay: concurrent payments charge once; others get 409 or an idempotent 200', async () => {
+    const responses = await Promise.all(Array.from({ length: 8 }, () => http.post('/orders/42/pay')));
+    const statuses = responses.map((r) => r.status);
+    expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
+    const charged = responses.filter((r) => r.status === 200 && r.body.alreadyPaid === false);
+    expect(charged).toHaveLength(1);
+    expect(typeof charged[0].body.fencingToken).toBe('number');
+    for (const r of responses.filter((x) => x.status === 409)) expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
+    const again = await http.post('/orders/42/pay').expect(200);
+    expect(again.body.alreadyPaid).toBe(true);
+    await http.post('/orders/99999/pay').expect(404);
+  });
+
+  it('POST /scores/:player and GET /leaderboard rank players by score', async () => {
+    await http.post('/scores/ann').send({ points: 30 }).expect(201);
+    await http.post('/scores/ben').send({ points: 50 }).expect(201);
+    const ann = await http.post('/scores/ann').send({ points: 40 }).expect(201);
+    expect(ann.body).toMatchObject({ player: 'ann', score: 70, rank: 1 });
+    const top = await http.get('/leaderboard?limit=2').expect(200);
+    expect(top.body).toEqual([
+      { member: 'ann', score: 70, rank: 1 },
+      { member: 'ben', score: 50, rank: 2 },
+    ]);
+    await http.post('/scores/ann').send({ points: 'many' }).expect(400);
+  });
+
+  it('POST /events is consumed by the stream consumer: unique visitors grow', async () => {
+    for (const visitor of ['v1', 'v2', 'v3', 'v1']) await http.post('/events').send({ type: 'page_view', visitor }).expect(202);
+    await waitFor(async () => (await http.get('/stats/unique-visitors')).body.today === 3, 5000, () => 'three unique visitors counted');
+    await http.post('/events').send({ type: 'NOT OK' }).expect(400);
+  });
+
+  it('leaves no key of its own without a TTL, except streams', async () => {
+    const offenders = await keysWithoutTtl(admin, `${prefix}:*`, (key) => key.startsWith(`${prefix}:stream:`) || key.endsWith(':fence'));
+    expect(offenders).toEqual([]);
+  });
+});
