@@ -58,7 +58,7 @@ describe('cache fails open when Redis is frozen (SIGSTOP) and resumes after SIGC
       const results = await Promise.all(Array.from({ length: 40 }, (_, i) => cache.wrap(`frozen${i}`, async () => `v${i}`)));
       expect(results).toEqual(Array.from({ length: 40 }, (_, i) => `v${i}`));
       // Generous bound: every call gives up within the 200 ms deadline (a read, and at most a write, each).
-      expect(Date.now() - started).toBeLessThan(1500);
+      expect(Date.now() - started).toBeLessThan(3000);
       expect(await cache.get('k')).toBeUndefined();
       expect(await cache.set('k', 'x')).toBe(false);
       expect(await cache.del('k')).toBe(0);

@@ -13,7 +13,7 @@ describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on %s', (to
   beforeAll(async () => {
     admin = rawClient(topology);
     const moduleRef = await Test.createTestingModule({
-      imports: [RedisPatternsModule.forRoot({ connection: connectionFor(topology), keyPrefix: prefix, cache: { defaultTtl: 30, maxValueBytes: 64 * 1024 } })],
+      imports: [RedisPatternsModule.forRoot({ connection: connectionFor(topology), keyPrefix: prefix, cache: { defaultTtl: 30, maxValueBytes: 64 * 1024, lockTtlMs: 1000, lockWaitMs: 1000 } })],
     }).compile();
     app = moduleRef.createNestApplication();
     await app.init();
@@ -132,6 +132,8 @@ describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on %s', (to
           const u = ++version;
           await cache.wrap(`racew${w}`, async () => u, { tags: ['race'], ttl: 30 });
           doneWrap[w] = u;
+          // Yield to I/O and timers each turn, so a burst of fail-open (no I/O) turns cannot starve the test.
+          await new Promise((resolve) => setImmediate(resolve));
         }
       });
       await new Promise((resolve) => setTimeout(resolve, 30));
@@ -147,6 +149,19 @@ describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on %s', (to
       sets.forEach((value, w) => value !== undefined && expect(value as number).toBeGreaterThan(setAtStart[w]));
       wraps.forEach((value, w) => value !== undefined && expect(value as number).toBeGreaterThan(wrapAtStart[w]));
     }
+  });
+
+  it('refuses a write registered before an invalidation that lands after it (tombstone), deterministically', async () => {
+    const { store } = cache.engine;
+    const entry = cache.keys.entry('tomb');
+    // Step by step, the interleaving a racing set() can produce: register in the tag, invalidation runs, write lands.
+    const epoch = await store.registerTag('tomb-tag', entry, 30_000, undefined);
+    expect(await cache.invalidateTags('tomb-tag')).toBe(0);
+    expect(await store.writeChecked(entry, '1::0:0:"old"', 30_000, '', ['tomb-tag', epoch])).toBe(false);
+    expect(await cache.get('tomb')).toBeUndefined();
+    // A write registered after the invalidation is accepted.
+    expect(await cache.set('tomb', 'new', { tags: ['tomb-tag'] })).toBe(true);
+    expect(await cache.get('tomb')).toBe('new');
   });
 
   it('does not store a loader result when its tag was invalidated during the load (CACHE-6)', async () => {
