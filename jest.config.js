@@ -1,15 +1,6 @@
 // swc instead of ts-jest: Nest 12 ships ESM-only packages that Jest on Node 20 cannot require(),
 // so @nestjs/* is transformed to CommonJS as well. swc does not type-check: `npm test` runs tsc first.
-const swc = {
-  jsc: {
-    parser: { syntax: 'typescript', decorators: true },
-    transform: { legacyDecorator: true, decoratorMetadata: true },
-    target: 'es2022',
-    keepClassNames: true,
-  },
-  module: { type: 'commonjs' },
-  sourceMaps: 'inline',
-};
+const swc = require('./swc.config');
 
 module.exports = {
   moduleFileExtensions: ['js', 'json', 'ts'],

@@ -8,16 +8,7 @@ const { transformSync } = require('@swc/core');
 
 const root = path.resolve(__dirname, '..');
 const libRoot = path.join(root, 'libs/redis-patterns/src');
-const options = {
-  jsc: {
-    parser: { syntax: 'typescript', decorators: true },
-    transform: { legacyDecorator: true, decoratorMetadata: true },
-    target: 'es2022',
-    keepClassNames: true,
-  },
-  module: { type: 'commonjs' },
-  sourceMaps: 'inline',
-};
+const options = require('../swc.config');
 
 require.extensions['.ts'] = function compileTs(module, filename) {
   const { code } = transformSync(fs.readFileSync(filename, 'utf8'), { ...options, filename });
