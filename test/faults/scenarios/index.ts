@@ -5,6 +5,7 @@ import { sentinelScenario } from './sentinel-failover';
 import { clusterScenario } from './cluster-migration';
 import { hostileScenario } from './hostile-input';
 import { secretsScenario } from './secrets';
+import { outageScenario } from './outage';
 
 /** Every scenario, in the order the suite runs them. */
-export const SCENARIOS: readonly Scenario[] = [locksScenario, rateLimitSkewScenario, sentinelScenario, clusterScenario, hostileScenario, secretsScenario];
+export const SCENARIOS: readonly Scenario[] = [locksScenario, rateLimitSkewScenario, sentinelScenario, clusterScenario, hostileScenario, secretsScenario, outageScenario];
