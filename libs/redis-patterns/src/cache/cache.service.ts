@@ -5,11 +5,11 @@ import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-optio
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { type CacheSettings, resolveCacheSettings } from './cache-options';
-import { CacheEngine, type Fetched } from './engine/cache-engine';
+import { CacheEngine, type Fetched, type FoundEntry } from './engine/cache-engine';
 import { CacheHealth, type CacheStats } from './engine/cache-health';
 import { CacheKeys } from './engine/cache-keys';
 import { CacheStore } from './engine/cache-store';
-import { buildPolicy, checkKey, checkTags, type EntryOptions, type WrapOptions } from './engine/entry-policy';
+import { buildPolicy, checkKey, checkTags, type EntryOptions, type EntryPolicy, type WrapOptions } from './engine/entry-policy';
 import { invalidateTags } from './engine/tag-invalidation';
 
 /**
@@ -47,15 +47,24 @@ export class CacheService implements BeforeApplicationShutdown {
   }
 
   /** The cached value, or `undefined` on a miss (or when Redis is unavailable). One GET. */
-  async get<T = unknown>(key: string): Promise<T | undefined> {
-    const found = await this.engine.read(this.keys.entry(checkKey(key)), false);
+  get<T = unknown>(key: string): Promise<T | undefined> {
+    let entry: string;
+    try {
+      entry = this.keys.entry(checkKey(key));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.engine.read(entry, false).then(this.countRead) as Promise<T | undefined>;
+  }
+
+  private readonly countRead = (found: FoundEntry | undefined): unknown => {
     if (found === undefined || found.stale) {
       this.engine.health.stats.misses++;
       return undefined;
     }
     this.engine.health.stats.hits++;
-    return found.value as T;
-  }
+    return found.value;
+  };
 
   /** Several values in one round trip (one MGET; per-key GETs pipelined per node on a cluster), in key order. */
   async getMany<T = unknown>(keys: readonly string[]): Promise<Array<T | undefined>> {
@@ -124,9 +133,15 @@ export class CacheService implements BeforeApplicationShutdown {
 
   /** {@link CacheService.wrap}, also telling whether the value was a HIT, a MISS (loaded) or STALE. */
   wrapWithStatus<T>(key: string, loader: () => Promise<T> | T, options?: WrapOptions): Promise<Fetched<T>> {
-    const entry = this.keys.entry(checkKey(key));
-    if (typeof loader !== 'function') throw new InvalidArgumentError('loader', 'expected a function returning the value');
-    const policy = buildPolicy(options, this.defaults);
+    let entry: string;
+    let policy: EntryPolicy;
+    try {
+      entry = this.keys.entry(checkKey(key));
+      if (typeof loader !== 'function') throw new InvalidArgumentError('loader', 'expected a function returning the value');
+      policy = buildPolicy(options, this.defaults);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.engine.fetch(entry, async () => loader(), policy);
   }
 
