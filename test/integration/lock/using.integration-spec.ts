@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { INestApplication } from '@nestjs/common';
 import type { Cluster, Redis } from 'ioredis';
 import { LockLostError, LockService } from '@app/redis-patterns';
-import { connectionFor, rawClient, type TopologyName, uniquePrefix } from '../../support/redis-env';
+import { connectionFor, rawClient, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
 import { aborted, startLockApp } from './lock-test-app';
 
 describe.each<TopologyName>(['standalone', 'cluster'])('LockService.using on %s', (topology) => {
@@ -103,5 +103,43 @@ describe.each<TopologyName>(['standalone', 'cluster'])('LockService.using on %s'
     const queued = locks.using('queued-job', (_s, lock) => lock.fencingToken, { ttlMs: 1000, waitMs: 5000 });
     await holder.release();
     expect(await queued).toBeGreaterThan(holder.fencingToken);
+  });
+});
+
+describe('using() at application shutdown', () => {
+  it('lets running work finish within shutdownTimeoutMs, aborts what remains, and releases every lock', async () => {
+    const admin = rawClient('standalone');
+    const app = await startLockApp({ connection: connectionFor('standalone'), keyPrefix: uniquePrefix('using-close'), shutdownTimeoutMs: 300 });
+    const locks = app.get(LockService);
+    let closed = false;
+    try {
+      let quickDone = false;
+      let slowReason: unknown;
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const quick = locks.using('quick', async () => {
+        await gate;
+        quickDone = true;
+      });
+      const slow = locks.using('slow', async (signal) => {
+        slowReason = await aborted(signal);
+        return 'stopped';
+      });
+      await waitFor(() => locks.heldLocks().length === 2, 5000);
+      const keys = locks.heldLocks().map((lock) => lock.keys.lock);
+      const closing = app.close();
+      closed = true;
+      setImmediate(release);
+      await closing;
+      await quick;
+      expect(quickDone).toBe(true);
+      expect(await slow).toBe('stopped');
+      expect(slowReason).toBeInstanceOf(LockLostError);
+      expect(await Promise.all(keys.map((key) => admin.exists(key)))).toEqual([0, 0]);
+      await expect(locks.tryAcquire('after-close')).rejects.toMatchObject({ reason: 'shutdown' });
+    } finally {
+      if (!closed) await app.close();
+      admin.disconnect();
+    }
   });
 });
