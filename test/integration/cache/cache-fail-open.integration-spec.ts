@@ -1,6 +1,7 @@
-import type { INestApplication, LoggerService } from '@nestjs/common';
+import { Controller, Get, type INestApplication, type LoggerService, Param } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { CacheService, RedisPatternsModule } from '@app/redis-patterns';
+import request from 'supertest';
+import { CacheService, Cacheable, RedisPatternsModule } from '@app/redis-patterns';
 import type { StandaloneTopology } from '../../harness/topologies';
 import { privateServer, uniquePrefix, waitFor } from '../../support/redis-env';
 
@@ -14,6 +15,17 @@ class CapturingLogger implements LoggerService {
     this.warnings.push(String(message));
   }
   debug(): void {}
+}
+
+@Controller('items')
+class ItemsController {
+  served = 0;
+
+  @Get(':id')
+  @Cacheable({ key: (id: string) => `item:${id}`, ttl: 30 })
+  async item(@Param('id') id: string): Promise<{ id: string; n: number }> {
+    return { id, n: ++this.served };
+  }
 }
 
 describe('cache fails open when Redis is frozen (SIGSTOP) and resumes after SIGCONT', () => {
@@ -34,6 +46,7 @@ describe('cache fails open when Redis is frozen (SIGSTOP) and resumes after SIGC
           cache: { breakerThreshold: 3, breakerCooldownMs: 300 },
         }),
       ],
+      controllers: [ItemsController],
     }).compile();
     app = moduleRef.createNestApplication();
     await app.init();
@@ -52,8 +65,16 @@ describe('cache fails open when Redis is frozen (SIGSTOP) and resumes after SIGC
     expect(await cache.wrap('k', loader)).toBe(1);
     expect(await cache.wrap('k', loader)).toBe(1);
 
+    const http = request(app.getHttpServer());
+    expect((await http.get('/items/1').expect(200)).headers['x-cache']).toBe('MISS');
+    expect((await http.get('/items/1').expect(200)).headers['x-cache']).toBe('HIT');
+
     server.server.freeze();
     try {
+      // HTTP: every request answered 200 by the handler (no 5xx because of the cache).
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => request(app.getHttpServer()).get(`/items/${i % 4}`)));
+      expect(answers.map((a) => a.status)).toEqual(new Array(20).fill(200));
+      expect(answers.every((a) => a.headers['x-cache'] === 'MISS')).toBe(true);
       const started = Date.now();
       const results = await Promise.all(Array.from({ length: 40 }, (_, i) => cache.wrap(`frozen${i}`, async () => `v${i}`)));
       expect(results).toEqual(Array.from({ length: 40 }, (_, i) => `v${i}`));

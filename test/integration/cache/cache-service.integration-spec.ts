@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { Cluster, type Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { CacheSerializationError, CacheService, CacheValueTooLargeError, InvalidArgumentError, RedisPatternsModule } from '@app/redis-patterns';
 import { connectionFor, keysWithoutTtl, rawClient, scanKeys, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
 
@@ -238,6 +238,29 @@ describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on %s', (to
     expect(keys.some((key) => key.endsWith(':inv'))).toBe(true);
     expect(keys.some((key) => key.endsWith(':e'))).toBe(true);
     expect(await keysWithoutTtl(admin, `${prefix}:*`)).toEqual([]);
+  });
+});
+
+describe('CacheService on a named connection', () => {
+  it('writes through the connection named by cache.connection (here: database 3)', async () => {
+    const url = connectionFor('standalone') as string;
+    const prefix = uniquePrefix('cache-named');
+    const moduleRef = await Test.createTestingModule({
+      imports: [RedisPatternsModule.forRoot({ connection: url, connections: { cache: `${url}/3` }, keyPrefix: prefix, cache: { connection: 'cache' } })],
+    }).compile();
+    const app = moduleRef.createNestApplication();
+    await app.init();
+    const db0 = new Redis(url);
+    const db3 = new Redis(`${url}/3`);
+    try {
+      await app.get(CacheService).set('where', 'db3');
+      expect(await db3.exists(`${prefix}:cache:{where}`)).toBe(1);
+      expect(await db0.exists(`${prefix}:cache:{where}`)).toBe(0);
+    } finally {
+      db0.disconnect();
+      db3.disconnect();
+      await app.close();
+    }
   });
 });
 
