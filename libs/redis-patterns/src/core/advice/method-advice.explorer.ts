@@ -20,10 +20,12 @@ export class MethodAdviceExplorer implements OnModuleInit, OnApplicationShutdown
   ) {}
 
   onModuleInit(): void {
-    registerRuntime(this);
     const byInstance = new Map<object, Type<unknown>>();
     for (const found of discoverMethods(this.discovery, this.scanner, hasAdvice)) byInstance.set(found.instance, found.classRef);
     for (const [instance, classRef] of byInstance) bindInstance(instance, this.bind(instance, classRef));
+    // Only once every method is bound: an application whose decorator options fail startup must not become the
+    // runtime that late-bound instances of other applications in this process fall back to.
+    registerRuntime(this);
   }
 
   onApplicationShutdown(): void {
