@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Cluster, Redis } from 'ioredis';
 import { CacheService, RedisPatternsModule } from '@app/redis-patterns';
-import { connectionFor, keysWithoutTtl, rawClient, type TopologyName, uniquePrefix } from '../../support/redis-env';
+import { connectionFor, keysWithoutTtl, rawClient, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
 
 /** Three applications, each with its own module and connections, sharing one Redis (like three pods). */
 async function startInstances(topology: TopologyName, prefix: string, cache: Record<string, unknown> = {}): Promise<INestApplication[]> {
@@ -58,7 +58,7 @@ describe.each<TopologyName>(['standalone', 'cluster'])('cache stampede control a
       await sleep(100);
       throw new Error('source down');
     });
-    await sleep(20);
+    await waitFor(async () => (await admin.exists(`${prefix}:cache:{flaky}:lock`)) === 1, 5000);
     const started = Date.now();
     const waiter = b.wrap('flaky', async () => {
       calls++;
@@ -74,7 +74,7 @@ describe.each<TopologyName>(['standalone', 'cluster'])('cache stampede control a
     const [a, b] = apps.map((app) => app.get(CacheService));
     let release!: () => void;
     const hung = a.wrap('hung', () => new Promise<string>((resolve) => (release = () => resolve('late'))));
-    await sleep(20);
+    await waitFor(async () => (await admin.exists(`${prefix}:cache:{hung}:lock`)) === 1, 5000);
     const started = Date.now();
     expect(await b.wrap('hung', async () => 'self-loaded')).toBe('self-loaded');
     const waited = Date.now() - started;

@@ -171,13 +171,27 @@ describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on %s', (to
       await gate;
       return 'old';
     }, { tags: ['slow'] });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(async () => (await admin.exists(`${prefix}:cache:{slow-load}:lock`)) === 1, 5000);
     await cache.invalidateTags('slow');
     release();
     expect(await slow).toBe('old');
     expect(await cache.get('slow-load')).toBeUndefined();
     expect(await cache.wrap('slow-load', async () => 'new', { tags: ['slow'] })).toBe('new');
     expect(await cache.get('slow-load')).toBe('new');
+  });
+
+  it('does not write back a loader result when del ran during the load', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = cache.wrap('del-during-load', async () => {
+      await gate;
+      return 'old';
+    });
+    await waitFor(async () => (await admin.exists(`${prefix}:cache:{del-during-load}:lock`)) === 1, 5000);
+    await cache.del('del-during-load');
+    release();
+    expect(await slow).toBe('old');
+    expect(await cache.get('del-during-load')).toBeUndefined();
   });
 
   it('serves a stale value once while refreshing, then the fresh one (SWR)', async () => {

@@ -86,7 +86,12 @@ export class CacheStore {
     return (await runScript(this.client, INVALIDATE_ENTRY_SCRIPT, [entry, this.keys.tombstone(entry)], [tag, epoch, ttlMs])) === 1;
   }
 
+  /**
+   * Deletes an entry and its fill lock, the lock first: a fill that was loading when `del` was called then finds
+   * its lock gone and does not write back what it loaded (the write script checks it). Both keys share a slot.
+   */
   async del(entry: string): Promise<boolean> {
-    return (await this.client.del(entry)) === 1;
+    const [, deleted] = await Promise.all([this.client.del(this.keys.lock(entry)), this.client.del(entry)]);
+    return deleted === 1;
   }
 }
