@@ -69,8 +69,9 @@ describe.each<TopologyName>(['standalone', 'cluster', 'sentinel'])('connections 
 describe.each<TopologyName>(['standalone', 'cluster', 'sentinel'])('shutdown on %s', (topology) => {
   it('closes every owned connection on app.close(): CLIENT LIST shows none of them', async () => {
     const admin = rawClient(topology);
+    const prefix = uniquePrefix(`close-${topology}`);
     const moduleRef = await Test.createTestingModule({
-      imports: [RedisPatternsModule.forRoot({ connection: connectionFor(topology), connections: { second: connectionFor(topology) } })],
+      imports: [RedisPatternsModule.forRoot({ connection: connectionFor(topology), connections: { second: connectionFor(topology) }, keyPrefix: prefix })],
     }).compile();
     const app = moduleRef.createNestApplication();
     await app.init();
@@ -78,7 +79,8 @@ describe.each<TopologyName>(['standalone', 'cluster', 'sentinel'])('shutdown on 
     const dedicated = connections.createDedicated(`probe${topology}`);
     await dedicated.ping();
     await connections.get('second').ping();
-    const ours = (names: string[]) => names.filter((n) => n.startsWith('redis-patterns:'));
+    // Other spec files share the server: only this application's connections carry its key prefix.
+    const ours = (names: string[]) => names.filter((n) => n.startsWith(`redis-patterns:${prefix}:`));
     await waitFor(async () => ours(await clientNames(admin)).some((n) => n.endsWith(`probe${topology}`)), 5000);
     await app.close();
     expect(['end', 'close']).toContain(connections.get().status);

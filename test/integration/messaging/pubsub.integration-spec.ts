@@ -165,15 +165,16 @@ describe.each<TopologyName>(['standalone', 'cluster'])('PubSubService on %s', (t
 
 describe('PubSubService shutdown', () => {
   it('app.close() closes the subscriber connection', async () => {
+    const prefix = uniquePrefix('ps-close');
     const moduleRef = await Test.createTestingModule({
-      imports: [RedisPatternsModule.forRoot({ connection: connectionFor('standalone'), keyPrefix: uniquePrefix('ps-close') })],
+      imports: [RedisPatternsModule.forRoot({ connection: connectionFor('standalone'), keyPrefix: prefix })],
     }).compile();
     const app = moduleRef.createNestApplication();
     await app.init();
     const admin = rawClient('standalone') as Redis;
     try {
       await app.get(PubSubService).subscribe('x', () => undefined);
-      const pubsubClients = async () => ((await admin.client('LIST')) as string).split('\n').filter((l) => l.includes('redis-patterns:default:pubsub')).length;
+      const pubsubClients = async () => ((await admin.client('LIST')) as string).split('\n').filter((l) => l.includes(`name=redis-patterns:${prefix}:default:pubsub`)).length;
       expect(await pubsubClients()).toBe(1);
       await app.close();
       await waitFor(async () => (await pubsubClients()) === 0, 5000);

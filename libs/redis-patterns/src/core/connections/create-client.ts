@@ -18,6 +18,8 @@ export interface ManagedClient {
 
 interface ClientSettings {
   readonly name: string;
+  /** The module's keyPrefix: part of the CLIENT SETNAME, so an operator can tell applications apart. */
+  readonly keyPrefix: string;
   readonly commandTimeoutMs: number;
   readonly connectTimeoutMs: number;
 }
@@ -26,7 +28,7 @@ interface ClientSettings {
 export function createClient(config: RedisConnectionConfig, settings: ClientSettings): ManagedClient {
   const defaults: RedisOptions = {
     ...failFastOptions(settings.commandTimeoutMs, settings.connectTimeoutMs),
-    connectionName: `redis-patterns:${settings.name}`,
+    connectionName: clientName(settings.keyPrefix, settings.name),
   };
   if (typeof config === 'string') {
     const url = new URL(config);
@@ -78,4 +80,9 @@ export function createClient(config: RedisConnectionConfig, settings: ClientSett
 function describeAdopted(client: Redis | Cluster): string {
   if (client instanceof Cluster) return 'cluster(adopted)';
   return `${client.options.host ?? '127.0.0.1'}:${client.options.port ?? 6379} (adopted)`;
+}
+
+/** `redis-patterns:<keyPrefix>:<connection>[:<purpose>]` (CLIENT SETNAME allows no spaces). */
+export function clientName(keyPrefix: string, ...parts: string[]): string {
+  return ['redis-patterns', keyPrefix || '-', ...parts].join(':').replace(/\s/g, '_');
 }

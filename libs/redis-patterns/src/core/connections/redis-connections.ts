@@ -2,7 +2,7 @@ import { Logger, type LoggerService, type OnApplicationShutdown } from '@nestjs/
 import { Cluster, type Redis } from 'ioredis';
 import { ConnectionNotFoundError } from '../../errors/connection-not-found.error';
 import { DEFAULT_CONNECTION, type ResolvedRedisPatternsOptions } from '../options/resolve-options';
-import { createClient, type ManagedClient } from './create-client';
+import { clientName, createClient, type ManagedClient } from './create-client';
 import { DEDICATED_CONNECTION_OVERRIDES } from './fail-fast-defaults';
 import { registerScripts } from '../scripts/redis-script';
 import { closeClient, watchClientEvents, waitUntilReady } from './client-lifecycle';
@@ -31,6 +31,7 @@ export class RedisConnections implements OnApplicationShutdown {
     for (const [name, config] of options.connections) {
       const managed = createClient(config, {
         name,
+        keyPrefix: options.keyPrefix,
         commandTimeoutMs: options.commandTimeoutMs,
         connectTimeoutMs: options.connectTimeoutMs,
       });
@@ -78,7 +79,7 @@ export class RedisConnections implements OnApplicationShutdown {
   createDedicated(purpose: string, name: string = DEFAULT_CONNECTION): RedisClient {
     if (this.closed) throw new Error('RedisConnections is closed: no new dedicated connection can be opened.');
     const base = this.get(name);
-    const overrides = { ...DEDICATED_CONNECTION_OVERRIDES, connectionName: `redis-patterns:${name}:${purpose}` };
+    const overrides = { ...DEDICATED_CONNECTION_OVERRIDES, connectionName: clientName(this.options.keyPrefix, name, purpose) };
     const client: RedisClient =
       base instanceof Cluster
         ? base.duplicate([], {
