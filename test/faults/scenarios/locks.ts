@@ -90,7 +90,7 @@ async function pausedHolder(context: ScenarioContext, url: string, admin: Redis)
 export const locksScenario: Scenario = {
   id: 'LOCK',
   title: 'locks: contention and a paused holder',
-  deadlineMs: 180_000,
+  deadlineMs: 120_000,
   async run(context) {
     const server = await ownStandalone(context, 'locks');
     const admin = new Redis(server.url);

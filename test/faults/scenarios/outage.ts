@@ -51,7 +51,7 @@ const stats = async (port: number): Promise<{ heapUsed: number; offlineQueue: nu
 export const outageScenario: Scenario = {
   id: 'OUTAGE',
   title: 'Nest app under load: Redis frozen, killed, frozen 30 s',
-  deadlineMs: 150_000,
+  deadlineMs: 120_000,
   async run(context) {
     const server = await ownStandalone(context, 'outage');
     // FAULTS_NO_AUTOPIPELINE=1 runs the app with enableAutoPipelining off (to compare against the shipped default).

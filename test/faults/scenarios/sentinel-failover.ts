@@ -36,8 +36,8 @@ async function doubleGrantRun(context: ScenarioContext, waitReplicas: number): P
   const locks = app.get(LockService);
   const probe = new WriteProbe(app.get(RedisConnections).get(), 'fault-sentinel');
   context.defer(() => probe.stop());
-  const healthy = await locks.tryAcquire('healthy', { ttlMs: 60_000 });
-  await healthy?.release();
+  const healthy = await locks.tryAcquire('healthy', { ttlMs: 60_000 }).catch(() => null);
+  await healthy?.release().catch(() => undefined);
 
   const figures: Record<string, unknown> = { healthyAcquireOk: healthy !== null };
   if (!waitReplicas) {
@@ -74,7 +74,12 @@ async function doubleGrantRun(context: ScenarioContext, waitReplicas: number): P
   const admin = new Redis(replica.port);
   figures.unplanned = { ...probe.resumedAfter(killedAt), ...(await probe.survivors(admin, killedAt - 200)), promotedMs };
   admin.disconnect();
-  const b = await locks.tryAcquire('order:1', { ttlMs: 60_000 });
+  let bError = '';
+  const b = await locks.tryAcquire('order:1', { ttlMs: 60_000 }).catch((error: Error) => {
+    bError = error.message;
+    return null;
+  });
+  figures.bError = bError;
   figures.aGranted = Boolean(a);
   figures.aError = aError || (a ? '' : 'refused (replication)');
   figures.bGranted = Boolean(b);
