@@ -194,6 +194,15 @@ describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on %s', (to
     expect(await cache.get('del-during-load')).toBeUndefined();
   });
 
+  it('still caches a loader slower than the fill lock TTL', async () => {
+    const value = await cache.wrap('slower-than-lock', async () => {
+      await waitFor(async () => (await admin.exists(`${prefix}:cache:{slower-than-lock}:lock`)) === 0, 5000);
+      return 'slow';
+    });
+    expect(value).toBe('slow');
+    expect(await cache.get('slower-than-lock')).toBe('slow');
+  });
+
   it('serves a stale value once while refreshing, then the fresh one (SWR)', async () => {
     let version = 0;
     const loader = async () => ++version;

@@ -110,7 +110,7 @@ export class CacheService implements BeforeApplicationShutdown {
     const health = this.engine.health;
     if (entries.length === 0 || !health.available()) return 0;
     try {
-      const results = await Promise.all(entries.map((entry) => this.engine.store.del(entry)));
+      const results = await Promise.all(entries.map((entry) => this.engine.store.del(entry, this.settings.lockTtlMs)));
       health.succeeded();
       return results.filter(Boolean).length;
     } catch (error) {

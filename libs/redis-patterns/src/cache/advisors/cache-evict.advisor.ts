@@ -39,7 +39,7 @@ export class CacheEvictAdvisor implements MethodAdvisor<CacheEvictOptions> {
       }
       await Promise.all([
         entries.length && engine.health.available()
-          ? Promise.all(entries.map((entry) => engine.store.del(entry))).then(
+          ? Promise.all(entries.map((entry) => engine.store.del(entry, this.cache.settings.lockTtlMs))).then(
               () => engine.health.succeeded(),
               (error: unknown) => engine.health.failed('delete', error),
             )

@@ -87,11 +87,12 @@ export class CacheStore {
   }
 
   /**
-   * Deletes an entry and its fill lock, the lock first: a fill that was loading when `del` was called then finds
-   * its lock gone and does not write back what it loaded (the write script checks it). Both keys share a slot.
+   * Deletes an entry after replacing its fill lock by a marker (`~`, for `lockTtlMs`): a fill that was loading when
+   * `del` was called then finds its lock taken and does not write back what it loaded (the write script checks),
+   * while new callers may take the lock at once. Both commands go to the entry's slot, marker first.
    */
-  async del(entry: string): Promise<boolean> {
-    const [, deleted] = await Promise.all([this.client.del(this.keys.lock(entry)), this.client.del(entry)]);
+  async del(entry: string, lockTtlMs: number): Promise<boolean> {
+    const [, deleted] = await Promise.all([this.client.set(this.keys.lock(entry), '~', 'PX', lockTtlMs), this.client.del(entry)]);
     return deleted === 1;
   }
 }

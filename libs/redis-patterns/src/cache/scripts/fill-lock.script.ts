@@ -22,7 +22,12 @@ if ARGV[3] == '1' then
     if pttl < 0 or pttl > stale then return {1, v} end
   end
 end
-if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {2} end
+-- '~' is the marker del leaves to stop in-flight fills from writing back: it does not hold anyone off.
+local holder = redis.call('GET', KEYS[2])
+if not holder or holder == '~' then
+  redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+  return {2}
+end
 return {0, redis.call('PTTL', KEYS[2])}
 `,
 );

@@ -8,15 +8,19 @@ import { defineScript } from '../../core/scripts/redis-script';
  *
  * KEYS[1] value key, KEYS[2] tombstone hash, KEYS[3] fill-lock key (one hash tag).
  * ARGV[1] entry, ARGV[2] TTL (ms), ARGV[3] lock token or '', then pairs of (tag, epoch seen at registration).
- * Returns 1 when written, 0 when refused by a tombstone or because the writer's fill lock is no longer held.
+ * Returns 1 when written, 0 when refused by a tombstone, or because del's marker or another caller holds the lock.
  */
 export const WRITE_ENTRY_SCRIPT = defineScript<number>(
   'cache_write_entry',
   3,
   `
--- A fill writes under its lock: when the lock is gone (deleted by del, or expired under a too-slow loader) the
--- loaded value may predate that delete, so it is not written.
-if ARGV[3] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[3] then return 0 end
+-- A fill writes under its lock. When del has replaced the lock by its marker (or another caller holds it), the
+-- loaded value may predate that delete, so it is not written. A lock that merely expired (a loader slower than
+-- the lock TTL) does not stop the write: slow loaders must still be cacheable.
+if ARGV[3] ~= '' then
+  local holder = redis.call('GET', KEYS[3])
+  if holder and holder ~= ARGV[3] then return 0 end
+end
 local function release()
   if ARGV[3] ~= '' and redis.call('GET', KEYS[3]) == ARGV[3] then redis.call('DEL', KEYS[3]) end
 end
