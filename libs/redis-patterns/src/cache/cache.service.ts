@@ -31,6 +31,11 @@ export class CacheService implements BeforeApplicationShutdown {
   readonly keys: CacheKeys;
   readonly settings: CacheSettings;
   private readonly defaults: { ttlMs: number; jitter: number };
+  /**
+   * Minimum lifetime of a tag's epoch after an invalidation: a fill that read the old epoch before loading must
+   * still see the bump when it registers (so longer than a lock wait plus a lock TTL, twice over).
+   */
+  readonly tagEpochTtlMs: number;
   private readonly shutdownTimeoutMs: number;
 
   constructor(
@@ -44,6 +49,7 @@ export class CacheService implements BeforeApplicationShutdown {
     this.engine = new CacheEngine(new CacheStore(connections.get(this.settings.connection), this.keys), health, this.settings);
     this.defaults = { ttlMs: this.settings.defaultTtlMs, jitter: this.settings.jitter };
     this.shutdownTimeoutMs = options.shutdownTimeoutMs;
+    this.tagEpochTtlMs = Math.max(60_000, 2 * (this.settings.lockTtlMs + this.settings.lockWaitMs));
   }
 
   /** The cached value, or `undefined` on a miss (or when Redis is unavailable). One GET. */
@@ -152,8 +158,7 @@ export class CacheService implements BeforeApplicationShutdown {
    */
   async invalidateTags(...tags: string[]): Promise<number> {
     const checked = checkTags(tags, 'tags');
-    const minEpochTtlMs = Math.max(60_000, 2 * (this.settings.lockTtlMs + this.settings.lockWaitMs));
-    return invalidateTags(this.engine.store, this.engine.health, checked, minEpochTtlMs);
+    return invalidateTags(this.engine.store, this.engine.health, checked, this.tagEpochTtlMs);
   }
 
   /** Counters since startup: hits, misses, stale hits, loads, refreshes, Redis errors, bypassed calls, skipped writes. */

@@ -25,7 +25,6 @@ export class CacheEvictAdvisor implements MethodAdvisor<CacheEvictOptions> {
     const before = options.beforeInvocation ?? false;
     if (typeof before !== 'boolean') throw new InvalidOptionsError(path('beforeInvocation'), 'true or false', String(before));
     const { engine } = this.cache;
-    const minEpochTtlMs = Math.max(60_000, 2 * (this.cache.settings.lockTtlMs + this.cache.settings.lockWaitMs));
 
     const evict = async (args: unknown[]): Promise<void> => {
       let entries: string[] = [];
@@ -44,7 +43,7 @@ export class CacheEvictAdvisor implements MethodAdvisor<CacheEvictOptions> {
               (error: unknown) => engine.health.failed('delete', error),
             )
           : undefined,
-        tags.length ? invalidateTags(engine.store, engine.health, tags, minEpochTtlMs) : undefined,
+        tags.length ? invalidateTags(engine.store, engine.health, tags, this.cache.tagEpochTtlMs) : undefined,
       ]);
     };
 
