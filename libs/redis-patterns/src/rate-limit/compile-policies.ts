@@ -1,5 +1,6 @@
 import { describeValue, isPlainObject } from '../core/options/option-checks';
 import { RATE_LIMIT_ALGORITHMS, type RateLimitAlgorithm, type RateLimitPolicy } from './rate-limit-policy';
+import { type ScriptCall, scriptCallFor } from './script-call';
 
 /** Raises the error of the caller's edge: `InvalidArgumentError` for a call, `InvalidOptionsError` for a decorator. */
 export type PolicyErrorFactory = (field: string, expected: string, received: string) => Error;
@@ -36,6 +37,8 @@ export interface CompiledPolicies {
   readonly args: ReadonlyArray<number>;
   /** `:<suffix>` per policy, appended to the identity's slot group to form KEYS. */
   readonly keySuffixes: readonly string[];
+  /** The script and its precomputed ARGV (a specialised script for one policy, the generic one for several). */
+  readonly call: ScriptCall;
   /** Whether every policy accepts a fractional cost (token bucket, GCRA). */
   readonly fractionalCost: boolean;
   /** The value of the `RateLimit-Policy` header. */
@@ -70,6 +73,7 @@ export function compilePolicies(input: unknown, path: string, error: PolicyError
     policies,
     args: policies.flatMap((p) => [p.code, p.a, p.b]),
     keySuffixes: policies.map((p) => `:${p.suffix}`),
+    call: scriptCallFor(policies),
     fractionalCost: policies.every((p) => p.algorithm === 'token-bucket' || p.algorithm === 'gcra'),
     policyHeader: policies.map((p) => p.policyItem).join(', '),
   };

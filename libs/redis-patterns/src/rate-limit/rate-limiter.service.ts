@@ -12,8 +12,10 @@ import { checkCost, compilePolicies, type CompiledPolicies, type PolicyErrorFact
 import { MemoryRateLimiter } from './memory/memory-rate-limiter';
 import { OutageBreaker } from './outage-breaker';
 import type { RateLimitConsumeOptions, RateLimitDecision, RateLimitOutageOptions, RateLimitPolicy } from './rate-limit-policy';
-import { consumeScript } from './scripts/consume.script';
+import { scriptArgs } from './script-call';
 import { failOpenDecision, toDecision } from './to-decision';
+
+const NO_OPTIONS: RateLimitConsumeOptions = Object.freeze({});
 
 const argumentError: PolicyErrorFactory = (field, expected, received) =>
   new InvalidArgumentError(field, `expected ${expected}, received ${received}`);
@@ -42,8 +44,10 @@ export class RateLimiterService implements BeforeApplicationShutdown {
   private readonly breaker = new OutageBreaker(() => this.redis().ping());
   private readonly logger: LoggerService;
   private readonly stats: RateLimitOutageStats = { failedOpen: 0, failedClosed: 0, inMemory: 0 };
+  // Sliding-log members must be unique: a random per-process prefix and a counter (no crypto call per decision).
   private readonly nonceBase = randomBytes(6).toString('base64url');
   private sequence = 0;
+  private readonly nextNonce = (): string => this.nonceBase + (this.sequence++).toString(36);
   private client?: RedisClient;
   private lastOutageLog = 0;
   private unloggedOutages = 0;
@@ -69,7 +73,7 @@ export class RateLimiterService implements BeforeApplicationShutdown {
       checkKey(key);
       const compiled = compilePolicies(policy, 'policy', argumentError);
       const cost = checkCost(options?.cost, compiled, argumentError);
-      return this.decide(key, compiled, cost, options ?? {}, key);
+      return this.decide(key, compiled, cost, options ?? NO_OPTIONS, key);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -108,10 +112,10 @@ export class RateLimiterService implements BeforeApplicationShutdown {
         return Promise.reject(error);
       }
     }
-    const nonce = this.nonceBase + (this.sequence++).toString(36);
+    const { call } = compiled;
     let pending: Promise<number[]>;
     try {
-      pending = runScript(this.redis(), consumeScript(keys.length), keys, [cost, nonce, ...compiled.args]);
+      pending = runScript(this.redis(), call.script, keys, scriptArgs(call, cost, this.nextNonce));
     } catch (error) {
       pending = Promise.reject(error);
     }

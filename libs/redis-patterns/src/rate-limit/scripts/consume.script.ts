@@ -10,7 +10,7 @@ import { TOKEN_BUCKET_LUA } from './token-bucket.lua';
  *
  * KEYS[i]  the state key of policy i; all share the identity's hash tag, so one slot (cluster-safe)
  * ARGV[1]  cost (units; fractional only for token-bucket / GCRA, checked by the caller)
- * ARGV[2]  nonce, unique per call (sliding-log members)
+ * ARGV[2]  nonce, unique per call when a policy keeps a sliding log (its members), else empty
  * ARGV[3i..3i+2]  per policy: algorithm code (1 fixed, 2 sliding log, 3 sliding counter, 4 token bucket, 5 GCRA),
  *          then its two parameters (limit|capacity|burst, windowMs|refillPerSecond|intervalMs)
  * Returns  { allowed (1|0), then per policy: remaining, resetMs, retryAfterMs } as integers
@@ -55,10 +55,16 @@ return out
 `;
 
 // runScript needs a fixed key count, so there is one registered command per policy count (same body, same SHA:
-// the server caches the script once).
-const byKeyCount: Array<RedisScript<number[]>> = [];
+// the server caches the script once). All are declared up front: registerScripts defines declared scripts on a
+// connection when it is created, and a command defined later could miss an auto-pipeline already open.
+const byKeyCount: ReadonlyArray<RedisScript<number[]>> = Array.from({ length: 16 }, (_, i) =>
+  defineScript<number[]>(`rate_limit_${i + 1}`, i + 1, CONSUME_LUA),
+);
 
-/** The consume script for `policyCount` policies (1 to 16). */
+/**
+ * The generic consume script for `policyCount` policies (1 to 16). A single policy normally uses its algorithm's
+ * specialised script (scripts/single-*.script.ts), which this one agrees with on keys, state and replies.
+ */
 export function consumeScript(policyCount: number): RedisScript<number[]> {
-  return (byKeyCount[policyCount] ??= defineScript<number[]>(`rate_limit_${policyCount}`, policyCount, CONSUME_LUA));
+  return byKeyCount[policyCount - 1];
 }

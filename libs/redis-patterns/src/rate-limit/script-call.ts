@@ -1,0 +1,60 @@
+import type { RedisScript } from '../core/scripts/redis-script';
+import type { RateLimitAlgorithm } from './rate-limit-policy';
+import { consumeScript } from './scripts/consume.script';
+import { singleFixedWindowScript } from './scripts/single-fixed-window.script';
+import { singleGcraScript } from './scripts/single-gcra.script';
+import { singleSlidingWindowCounterScript } from './scripts/single-sliding-window-counter.script';
+import { singleSlidingWindowScript } from './scripts/single-sliding-window.script';
+import { singleTokenBucketScript } from './scripts/single-token-bucket.script';
+
+/** What a policy contributes to a script call. */
+interface CallPolicy {
+  readonly algorithm: RateLimitAlgorithm;
+  readonly code: number;
+  readonly a: number;
+  readonly b: number;
+}
+
+/**
+ * How one limiter calls Redis, computed once per compiled limiter: which script, and its ARGV as strings (ioredis
+ * would otherwise convert every number on every call).
+ */
+export interface ScriptCall {
+  readonly script: RedisScript<number[]>;
+  /** ARGV for a cost of 1; index 0 is the cost. */
+  readonly unitArgs: readonly string[];
+  /** Index of the per-call nonce in ARGV, or -1 when no policy keeps a log (only a sliding log needs one). */
+  readonly nonceIndex: number;
+}
+
+// One policy, the common case: a script per algorithm with only that algorithm's commands (see scripts/single-*).
+const SINGLE: Readonly<Record<RateLimitAlgorithm, RedisScript<number[]>>> = {
+  'fixed-window': singleFixedWindowScript,
+  'sliding-window': singleSlidingWindowScript,
+  'sliding-window-counter': singleSlidingWindowCounterScript,
+  'token-bucket': singleTokenBucketScript,
+  gcra: singleGcraScript,
+};
+
+/** The script call of a list of validated policies. */
+export function scriptCallFor(policies: readonly CallPolicy[]): ScriptCall {
+  if (policies.length === 1) {
+    const [{ algorithm, a, b }] = policies;
+    const log = algorithm === 'sliding-window';
+    // Single-policy ARGV: cost, a, b (, nonce).
+    return { script: SINGLE[algorithm], unitArgs: log ? ['1', String(a), String(b), ''] : ['1', String(a), String(b)], nonceIndex: log ? 3 : -1 };
+  }
+  // Several policies, all-or-nothing: the generic script. ARGV: cost, nonce, then code, a, b per policy.
+  const log = policies.some((p) => p.algorithm === 'sliding-window');
+  const tail = policies.flatMap((p) => [String(p.code), String(p.a), String(p.b)]);
+  return { script: consumeScript(policies.length), unitArgs: ['1', '', ...tail], nonceIndex: log ? 1 : -1 };
+}
+
+/** The ARGV of one call: shared (no allocation) for the usual cost of 1 without a nonce. */
+export function scriptArgs(call: ScriptCall, cost: number, nextNonce: () => string): readonly string[] {
+  if (cost === 1 && call.nonceIndex < 0) return call.unitArgs;
+  const args = call.unitArgs.slice();
+  args[0] = String(cost);
+  if (call.nonceIndex >= 0) args[call.nonceIndex] = nextNonce();
+  return args;
+}

@@ -1,0 +1,46 @@
+import { defineScript } from '../../core/scripts/redis-script';
+
+/**
+ * Fixed window, one policy: the specialised form of `fixed-window.lua.ts` (no function table, no closures, as few
+ * commands as possible). The allowed path, the hot one, is INCRBY + PTTL (+ PEXPIRE on the window's first hit).
+ *
+ * KEYS[1]  the counter (a string holding the units used in the window; its TTL is the window)
+ * ARGV[1]  cost (integer ≥ 0)
+ * ARGV[2]  limit
+ * ARGV[3]  windowMs
+ * Returns  { allowed (1|0), remaining, resetMs, retryAfterMs }
+ *
+ * No clock is read: the window is the key's TTL, kept by the server that owns the key (invariant 3 holds). Counting
+ * first and undoing on a denial is safe because the script is atomic: no other call sees the over-count.
+ */
+export const singleFixedWindowScript = defineScript<number[]>(
+  'rate_limit_fw',
+  1,
+  `
+local key = KEYS[1]
+local cost = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+if cost == 0 then
+  -- A peek: report without writing (INCRBY 0 would create a counter).
+  local count = tonumber(redis.call('GET', key) or '0')
+  local ttl = math.max(redis.call('PTTL', key), 0)
+  if count > limit then return { 0, 0, ttl, ttl > 0 and ttl or tonumber(ARGV[3]) } end
+  return { 1, limit - count, ttl, 0 }
+end
+local count = redis.call('INCRBY', key, cost)
+local ttl = redis.call('PTTL', key)
+if count <= limit then
+  if ttl < 0 then
+    -- The window's first hit (or a counter that somehow lost its TTL): the counter never outlives its window.
+    ttl = tonumber(ARGV[3])
+    redis.call('PEXPIRE', key, ttl)
+  end
+  return { 1, limit - count, ttl, 0 }
+end
+-- Denied: undo, so a denial consumes nothing.
+local before = count - cost
+if before == 0 then redis.call('DEL', key) else redis.call('DECRBY', key, cost) end
+if ttl > 0 then return { 0, math.max(limit - before, 0), ttl, ttl } end
+return { 0, math.max(limit - before, 0), 0, tonumber(ARGV[3]) }
+`,
+);

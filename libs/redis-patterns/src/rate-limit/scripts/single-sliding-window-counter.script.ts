@@ -1,0 +1,60 @@
+import { defineScript } from '../../core/scripts/redis-script';
+
+/**
+ * Sliding window counter, one policy: the specialised form of `sliding-window-counter.lua.ts` (same hash, same
+ * estimate, no function table or closures): TIME + HMGET, then HSET + PEXPIRE when allowed.
+ *
+ * KEYS[1]  the counts (hash: `w` aligned window index, `c` current count, `p` previous count)
+ * ARGV[1]  cost (integer ≥ 0)
+ * ARGV[2]  limit
+ * ARGV[3]  windowMs
+ * Returns  { allowed (1|0), remaining, resetMs, retryAfterMs }
+ *
+ * Time is Redis TIME (invariant 3): windows are aligned on the server's clock, the same for every instance.
+ */
+export const singleSlidingWindowCounterScript = defineScript<number[]>(
+  'rate_limit_swc',
+  1,
+  `
+local key = KEYS[1]
+local cost, limit, window = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+local index = math.floor(now / window)
+local elapsed = now - index * window
+local state = redis.call('HMGET', key, 'w', 'c', 'p')
+local stored = tonumber(state[1])
+local current, previous = 0, 0
+if stored == index then
+  current, previous = tonumber(state[2]), tonumber(state[3])
+elseif stored == index - 1 then
+  previous = tonumber(state[2])
+end
+-- stored > index: written under a clock that ran ahead (a failover); treated as empty rather than locking out.
+local available = limit - (previous * (1 - elapsed / window) + current)
+if cost <= available + 1e-9 then
+  if cost > 0 then
+    redis.call('HSET', key, 'w', index, 'c', current + cost, 'p', previous)
+    -- The state matters until the end of the next window, no longer.
+    redis.call('PEXPIRE', key, math.ceil(2 * window - elapsed))
+    return { 1, math.max(math.floor(available - cost), 0), math.ceil(2 * window - elapsed), 0 }
+  end
+end
+local reset_now = 0
+if current > 0 then reset_now = 2 * window - elapsed elseif previous > 0 then reset_now = window - elapsed end
+if cost <= available + 1e-9 then return { 1, math.max(math.floor(available), 0), math.ceil(reset_now), 0 } end
+local retry
+if cost > limit then
+  retry = 2 * window
+elseif previous > 0 and current + cost <= limit then
+  -- Fits later in this window, once enough of the previous window's weight has slid out.
+  retry = window * (1 - (limit - current - cost) / previous) - elapsed
+else
+  -- Fits in the next window, where this window's count becomes the fading previous one.
+  local wait = 0
+  if current > 0 then wait = math.max(window * (1 - (limit - cost) / current), 0) end
+  retry = window - elapsed + wait
+end
+return { 0, math.max(math.floor(available), 0), math.ceil(reset_now), math.ceil(math.max(retry, 1)) }
+`,
+);

@@ -1,0 +1,59 @@
+import { defineScript } from '../../core/scripts/redis-script';
+
+/**
+ * Sliding window log, one policy: the specialised form of `sliding-window.lua.ts` (same sorted set, no function
+ * table or closures). The allowed path is TIME + ZREMRANGEBYSCORE + ZCARD + ZADD + PEXPIRE; the newest and
+ * oldest entries are read (ZRANGE) only where a reply needs them (a peek, a denial).
+ *
+ * KEYS[1]  the log (sorted set of hits scored by Redis-time ms; members `<nonce>:<n>`, unique per unit)
+ * ARGV[1]  cost (integer ≥ 0)
+ * ARGV[2]  limit
+ * ARGV[3]  windowMs
+ * ARGV[4]  nonce, unique per call (a per-process prefix and a counter)
+ * Returns  { allowed (1|0), remaining, resetMs, retryAfterMs }
+ *
+ * Time is Redis TIME (invariant 3): the count over the last windowMs is exact whatever the callers' clocks.
+ */
+export const singleSlidingWindowScript = defineScript<number[]>(
+  'rate_limit_sw',
+  1,
+  `
+local key = KEYS[1]
+local cost, limit, window = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local count = redis.call('ZCARD', key)
+local available = limit - count
+if cost > 0 and cost <= available then
+  if cost == 1 then
+    redis.call('ZADD', key, now, ARGV[4] .. ':1')
+  else
+    local args = {}
+    for n = 1, cost do
+      args[#args + 1] = now
+      args[#args + 1] = ARGV[4] .. ':' .. n
+      -- unpack() is bounded by the Lua C stack: flush in chunks.
+      if #args >= 1000 then redis.call('ZADD', key, unpack(args)); args = {} end
+    end
+    if #args > 0 then redis.call('ZADD', key, unpack(args)) end
+  end
+  redis.call('PEXPIRE', key, window)
+  return { 1, available - cost, window, 0 }
+end
+local reset_now = 0
+if count > 0 then
+  local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+  reset_now = math.max(tonumber(newest[2]) + window - now, 0)
+end
+if cost <= available then return { 1, math.max(available, 0), math.ceil(reset_now), 0 } end
+local retry = window
+if cost <= limit then
+  -- The call fits once the (count + cost - limit) oldest hits have left the window.
+  local rank = count + cost - limit - 1
+  local entry = redis.call('ZRANGE', key, rank, rank, 'WITHSCORES')
+  retry = math.max(tonumber(entry[2]) + window - now, 1)
+end
+return { 0, math.max(available, 0), math.ceil(reset_now), math.ceil(retry) }
+`,
+);

@@ -1,0 +1,42 @@
+import { defineScript } from '../../core/scripts/redis-script';
+
+/**
+ * Token bucket, one policy: the specialised form of `token-bucket.lua.ts` (same hash, same arithmetic, no
+ * function table or closures): TIME + HMGET, then HSET + PEXPIRE when allowed.
+ *
+ * KEYS[1]  the bucket (hash: `t` tokens left, fractional; `ts` Redis-time ms they were counted at)
+ * ARGV[1]  cost (may be fractional)
+ * ARGV[2]  capacity
+ * ARGV[3]  refill per second
+ * Returns  { allowed (1|0), remaining, resetMs, retryAfterMs }
+ *
+ * Time is Redis TIME (invariant 3). A missing key is a full bucket, so the key expires once it would be full.
+ */
+export const singleTokenBucketScript = defineScript<number[]>(
+  'rate_limit_tb',
+  1,
+  `
+local key = KEYS[1]
+local cost, capacity = tonumber(ARGV[1]), tonumber(ARGV[2])
+local per_ms = tonumber(ARGV[3]) / 1000
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+local state = redis.call('HMGET', key, 't', 'ts')
+local tokens = capacity
+local last = tonumber(state[2])
+if last then
+  -- A negative elapsed time means a clock that ran ahead wrote the state (a failover): no refill, not a negative one.
+  tokens = math.min(capacity, tonumber(state[1]) + math.max(now - last, 0) * per_ms)
+end
+if cost <= tokens + 1e-9 then
+  if cost == 0 then return { 1, math.max(math.floor(tokens), 0), math.ceil((capacity - tokens) / per_ms), 0 } end
+  local reset_after = (capacity - tokens + cost) / per_ms
+  redis.call('HSET', key, 't', math.max(tokens - cost, 0), 'ts', now)
+  redis.call('PEXPIRE', key, math.max(math.ceil(reset_after), 1))
+  return { 1, math.max(math.floor(tokens - cost), 0), math.ceil(reset_after), 0 }
+end
+local retry = capacity / per_ms
+if cost <= capacity then retry = math.max((cost - tokens) / per_ms, 1) end
+return { 0, math.max(math.floor(tokens), 0), math.ceil((capacity - tokens) / per_ms), math.ceil(retry) }
+`,
+);
