@@ -1,0 +1,74 @@
+import type { INestApplication } from '@nestjs/common';
+import type { Cluster, Redis } from 'ioredis';
+import { type RateLimitPolicy, RedisConnections } from '@app/redis-patterns';
+import { runScript } from '@app/redis-patterns/core/scripts/redis-script';
+import { compilePolicies } from '@app/redis-patterns/rate-limit/compile-policies';
+import { consumeScript } from '@app/redis-patterns/rate-limit/scripts/consume.script';
+import { connectionFor, keysWithoutTtl, type TopologyName, uniquePrefix } from '../../support/redis-env';
+import { startApp } from './rate-limit-app';
+
+// The specialised single-policy scripts must decide exactly as the generic multi-policy script does with one
+// policy: same allowed/remaining, same reset and retry (up to the microseconds between the two calls' TIME).
+const CASES: Array<[RateLimitPolicy, number[]]> = [
+  [{ algorithm: 'fixed-window', limit: 5, windowMs: 60_000 }, [0, 1, 2, 0, 3, 2, 1, 0, 6, 1]],
+  [{ algorithm: 'sliding-window', limit: 5, windowMs: 60_000 }, [0, 1, 2, 0, 3, 2, 1, 0, 6, 1]],
+  [{ algorithm: 'sliding-window-counter', limit: 5, windowMs: 60_000 }, [0, 1, 2, 0, 3, 2, 1, 0, 6, 1]],
+  [{ algorithm: 'token-bucket', capacity: 5, refillPerSecond: 0.001 }, [0, 1, 2.5, 0, 2, 1.5, 0.5, 0, 6, 1]],
+  [{ algorithm: 'gcra', limit: 5, periodMs: 3_600_000 }, [0, 1, 2.5, 0, 2, 1.5, 0.5, 0, 6, 1]],
+];
+
+const error = (field: string) => new Error(field);
+
+describe.each<TopologyName>(['standalone', 'cluster'])('single-policy scripts on %s', (topology) => {
+  const prefix = uniquePrefix(`rl-single-${topology}`);
+  let app: INestApplication;
+  let client: Redis | Cluster;
+
+  beforeAll(async () => {
+    app = await startApp({ connection: connectionFor(topology), keyPrefix: prefix });
+    client = app.get(RedisConnections).get();
+  });
+
+  afterAll(() => app.close());
+
+  it.each(CASES.map(([policy, costs]) => [policy.algorithm, policy, costs] as const))(
+    '%s: decides like the generic script, step by step',
+    async (algorithm, policy, costs) => {
+      const compiled = compilePolicies(policy, 'policy', error);
+      expect(compiled.call.script).not.toBe(consumeScript(1));
+      // One hash tag for both keys: one slot, so the pair runs back to back on the same node.
+      const single = `${prefix}:rl:{eq-${algorithm}}:single`;
+      const generic = `${prefix}:rl:{eq-${algorithm}}:generic`;
+      const [p] = compiled.policies;
+      let sequence = 0;
+      for (const cost of costs) {
+        const nonce = `n${sequence++}`;
+        const singleArgs = algorithm === 'sliding-window' ? [cost, p.a, p.b, nonce] : [cost, p.a, p.b];
+        const [mine, reference] = await Promise.all([
+          runScript(client, compiled.call.script, [single], singleArgs),
+          runScript(client, consumeScript(1), [generic], [cost, nonce, p.code, p.a, p.b]),
+        ]);
+        const step = `cost ${cost} (step ${sequence})`;
+        expect([step, mine[0], mine[1]]).toEqual([step, reference[0], reference[1]]);
+        expect(Math.abs(mine[2] - reference[2])).toBeLessThanOrEqual(5);
+        expect(Math.abs(mine[3] - reference[3])).toBeLessThanOrEqual(5);
+      }
+      expect(Math.abs((await client.pttl(single)) - (await client.pttl(generic)))).toBeLessThanOrEqual(50);
+    },
+  );
+
+  it('fixed window: a denial leaves no counter behind, not even a new one', async () => {
+    const policy: RateLimitPolicy = { algorithm: 'fixed-window', limit: 2, windowMs: 60_000 };
+    const { call } = compilePolicies(policy, 'policy', error);
+    const key = `${prefix}:rl:{fw-undo}:fw:2:60000`;
+    expect(await runScript(client, call.script, [key], [3, 2, 60_000])).toEqual([0, 2, 0, 60_000]);
+    expect(await client.exists(key)).toBe(0);
+    await runScript(client, call.script, [key], [2, 2, 60_000]);
+    expect((await runScript(client, call.script, [key], [1, 2, 60_000]))[0]).toBe(0);
+    expect(await client.get(key)).toBe('2');
+  });
+
+  it('leaves no key without a TTL', async () => {
+    expect(await keysWithoutTtl(client, `${prefix}:*`)).toEqual([]);
+  });
+});
