@@ -126,7 +126,8 @@ export const outageScenario: Scenario = {
       checks.push(
         check(`${w.fault} at ${RATE} req/s — cached route answers all (5xx 0), p99 ≤ commandTimeout + source + 100 ms (${bound} ms)`, `cached ${cached.length - cachedBad}/${cached.length} answered, p99 ${p99} ms`, cached.length > 0 && cachedBad === 0 && p99 <= bound),
         check(`${w.fault} — rate-limited route follows its policy (failOpen: admitted)`, `non-200 ${limitedBad} of ${limited.length}`, limited.length > 0 && limitedBad === 0),
-        check(`${w.fault} — locked route fails closed (never runs without the lock)`, `ran ${lockedRan} of ${locked.length} (statuses ${lockedStatuses})`, locked.length > 0 && lockedRan === 0),
+        // Fails closed = answered (503/409), never run; a dead app (status 0) proves nothing, so it fails too.
+        check(`${w.fault} — locked route fails closed (answers 503/409, never runs without the lock)`, `ran ${lockedRan} of ${locked.length} (statuses ${lockedStatuses})`, locked.length > 0 && lockedRan === 0 && locked.every((s) => s.status === 503 || s.status === 409)),
         check(`${w.fault} — normal within 2 s of Redis' return (lock granted, cache HIT)`, `${w.recoveryMs} ms`, w.recoveryMs <= 2000),
       );
     }
