@@ -7,6 +7,7 @@ import {
   invalid,
   type SectionValidator,
 } from '../core/options/option-checks';
+import { type NearCacheOptions, type NearCacheSettings, resolveNearCacheSettings } from './near/near-cache-options';
 
 /** Options of the `cache` section of RedisPatternsModuleOptions. TTLs in seconds, durations ending in `Ms` in ms. */
 export interface CacheOptions {
@@ -33,6 +34,8 @@ export interface CacheOptions {
   failureLogIntervalMs?: number;
   /** HTTP methods whose responses `@Cacheable` caches on controllers (default `['GET']`). */
   httpMethods?: string[];
+  /** An in-process L1 in front of Redis, invalidated across instances by Redis (off by default; see NearCacheOptions). */
+  nearCache?: NearCacheOptions;
 }
 
 /** The `cache` section with every default applied. */
@@ -47,6 +50,7 @@ export interface CacheSettings {
   readonly breakerCooldownMs: number;
   readonly failureLogIntervalMs: number;
   readonly httpMethods: ReadonlySet<string>;
+  readonly nearCache: NearCacheSettings;
 }
 
 const KNOWN_KEYS = [
@@ -60,6 +64,7 @@ const KNOWN_KEYS = [
   'breakerCooldownMs',
   'failureLogIntervalMs',
   'httpMethods',
+  'nearCache',
 ] as const;
 
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -93,5 +98,6 @@ export function resolveCacheSettings(section: CacheOptions = {}, path = 'cache')
     breakerCooldownMs: num('breakerCooldownMs', 1000, { min: 0, max: 600_000, integer: true, unit: 'ms' }),
     failureLogIntervalMs: num('failureLogIntervalMs', 10_000, { min: 0, integer: true, unit: 'ms' }),
     httpMethods: new Set(methods.map((m) => m.toUpperCase())),
+    nearCache: resolveNearCacheSettings(section.nearCache, `${path}.nearCache`),
   };
 }

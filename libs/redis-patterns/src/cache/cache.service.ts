@@ -1,5 +1,9 @@
-import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { clientName } from '../core/connections/create-client';
 import { RedisConnections } from '../core/connections/redis-connections';
+import { DEFAULT_CONNECTION } from '../core/options/resolve-options';
+import { InvalidOptionsError } from '../errors/invalid-options.error';
+import { describeValue } from '../core/options/option-checks';
 import { KeyBuilder } from '../core/keys/key-builder';
 import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
@@ -11,6 +15,8 @@ import { CacheKeys } from './engine/cache-keys';
 import { CacheStore } from './engine/cache-store';
 import { buildPolicy, checkKey, checkTags, type EntryOptions, type EntryPolicy, type WrapOptions } from './engine/entry-policy';
 import { invalidateTags } from './engine/tag-invalidation';
+import { NEAR_MISS, NearCache } from './near/near-cache';
+import type { NearCacheStats } from './near/l1-store';
 
 /**
  * Cache-aside on Redis: `get`/`getMany`/`set`/`del`, `wrap` with stampede control, and tag invalidation.
@@ -25,12 +31,15 @@ import { invalidateTags } from './engine/tag-invalidation';
  * await cache.invalidateTags(`user:${id}`);
  */
 @Injectable()
-export class CacheService implements BeforeApplicationShutdown {
+export class CacheService implements OnModuleInit, BeforeApplicationShutdown {
   /** The machinery shared with the cache decorators. */
   readonly engine: CacheEngine;
   readonly keys: CacheKeys;
   readonly settings: CacheSettings;
-  private readonly defaults: { ttlMs: number; jitter: number };
+  private readonly defaults: { ttlMs: number; jitter: number; near: boolean };
+  /** The in-process L1 (`cache.nearCache`); started when enabled for the module or by a decorator. */
+  readonly near: NearCache;
+  private readonly connectTimeoutMs: number;
   /**
    * Minimum lifetime of a tag's epoch after an invalidation: a fill that read the old epoch before loading must
    * still see the bump when it registers (so longer than a lock wait plus a lock TTL, twice over).
@@ -46,19 +55,43 @@ export class CacheService implements BeforeApplicationShutdown {
     this.settings = resolveCacheSettings(options.cache);
     this.keys = new CacheKeys(keyBuilder);
     const health = new CacheHealth(this.settings, options.logger ?? new Logger('RedisPatterns:Cache'));
-    this.engine = new CacheEngine(new CacheStore(connections.get(this.settings.connection), this.keys), health, this.settings);
-    this.defaults = { ttlMs: this.settings.defaultTtlMs, jitter: this.settings.jitter };
+    const data = connections.get(this.settings.connection);
+    this.engine = new CacheEngine(new CacheStore(data, this.keys), health, this.settings);
+    this.defaults = { ttlMs: this.settings.defaultTtlMs, jitter: this.settings.jitter, near: this.settings.nearCache.enabled };
+    this.near = new NearCache(this.settings.nearCache, {
+      data,
+      prefix: `${keyBuilder.key('cache')}:`,
+      connectionName: clientName(options.keyPrefix, this.settings.connection ?? DEFAULT_CONNECTION, 'near-cache'),
+      logger: options.logger ?? new Logger('RedisPatterns:Cache'),
+    });
+    this.connectTimeoutMs = options.connectTimeoutMs;
     this.shutdownTimeoutMs = options.shutdownTimeoutMs;
     this.tagEpochTtlMs = Math.max(60_000, 2 * (this.settings.lockTtlMs + this.settings.lockWaitMs));
   }
 
-  /** The cached value, or `undefined` on a miss (or when Redis is unavailable). One GET. */
+  /** Starts the near cache's invalidation listener when `cache.nearCache.enabled` (L1 stays bypassed until it is up). */
+  async onModuleInit(): Promise<void> {
+    if (this.defaults.near) await this.startNear();
+  }
+
+  /**
+   * The cached value, or `undefined` on a miss (or when Redis is unavailable). One GET; with the near cache on,
+   * an L1 hit makes no round trip and an L1 miss is GET + PTTL in one round trip.
+   */
   get<T = unknown>(key: string): Promise<T | undefined> {
     let entry: string;
     try {
       entry = this.keys.entry(checkKey(key));
     } catch (error) {
       return Promise.reject(error);
+    }
+    if (this.defaults.near) {
+      const value = this.near.get(entry);
+      if (value !== NEAR_MISS) {
+        this.engine.health.stats.hits++;
+        return Promise.resolve(value as T);
+      }
+      return this.near.read(this.engine, entry).then(this.countRead) as Promise<T | undefined>;
     }
     return this.engine.read(entry, false).then(this.countRead) as Promise<T | undefined>;
   }
@@ -148,6 +181,7 @@ export class CacheService implements BeforeApplicationShutdown {
     } catch (error) {
       return Promise.reject(error);
     }
+    if (policy.near && this.engine.near === undefined) void this.startNear();
     return this.engine.fetch(entry, async () => loader(), policy);
   }
 
@@ -166,8 +200,31 @@ export class CacheService implements BeforeApplicationShutdown {
     return { ...this.engine.health.stats };
   }
 
+  /** Near-cache (L1) counters and size: hits, misses, evictions, invalidations, clears, entries and bytes held. */
+  nearStats(): NearCacheStats {
+    return this.near.stats();
+  }
+
+  /**
+   * A decorator's policy with its `nearCache` choice applied (default `cache.nearCache.enabled`); called at
+   * bootstrap, so a bad value fails startup naming the option, and a method that opts in starts the listener.
+   */
+  nearPolicy(policy: EntryPolicy, choice: unknown, path: string): EntryPolicy {
+    if (choice !== undefined && typeof choice !== 'boolean') throw new InvalidOptionsError(path, 'true or false', describeValue(choice));
+    const near = choice ?? this.defaults.near;
+    if (near) void this.startNear();
+    return near === policy.near ? policy : { ...policy, near };
+  }
+
+  private startNear(): Promise<void> {
+    this.engine.near = this.near;
+    this.engine.store.onChange = (entry) => this.near.invalidateLocal(entry);
+    return this.near.start(this.connectTimeoutMs);
+  }
+
   /** Lets running loads and background refreshes finish (bounded by `shutdownTimeoutMs`) before connections close. */
   async beforeApplicationShutdown(): Promise<void> {
     await this.engine.drain(this.shutdownTimeoutMs);
+    await this.near.stop();
   }
 }

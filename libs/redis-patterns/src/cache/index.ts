@@ -15,5 +15,7 @@ export type { KeySource, TagsSource } from './advisors/compile-sources';
 export type { EntryOptions, WrapOptions } from './engine/entry-policy';
 export type { CacheStatus, Fetched } from './engine/cache-engine';
 export type { CacheStats } from './engine/cache-health';
+export type { NearCacheOptions } from './near/near-cache-options';
+export type { NearCacheStats } from './near/l1-store';
 export { CacheSerializationError } from '../errors/cache-serialization.error';
 export { CacheValueTooLargeError } from '../errors/cache-value-too-large.error';

@@ -5,7 +5,7 @@ import type { CacheableOptions } from '../decorators/cacheable.decorator';
 import type { StorePredicate } from '../engine/cache-engine';
 import { checkDecoratorKeys, checkFunction, compileKey, compileTags, decoratorPolicy, optionPath } from './compile-sources';
 
-const KNOWN = ['key', 'ttl', 'tags', 'condition', 'unless', 'staleTtl', 'earlyRefresh'] as const;
+const KNOWN = ['key', 'ttl', 'tags', 'condition', 'unless', 'staleTtl', 'earlyRefresh', 'nearCache'] as const;
 
 /**
  * The behaviour of `@Cacheable`: cache-aside around the method, with the same stampede control, stale window and
@@ -20,7 +20,8 @@ export class CacheableAdvisor implements MethodAdvisor<CacheableOptions> {
     const options = checkDecoratorKeys('Cacheable', method, raw, KNOWN) as CacheableOptions;
     const path = (field: string) => optionPath('Cacheable', method, field);
     const engine = this.cache.engine;
-    const policy = decoratorPolicy('Cacheable', method, options, { ttlMs: this.cache.settings.defaultTtlMs, jitter: this.cache.settings.jitter });
+    const base = decoratorPolicy('Cacheable', method, options, { ttlMs: this.cache.settings.defaultTtlMs, jitter: this.cache.settings.jitter });
+    const policy = this.cache.nearPolicy(base, options.nearCache, path('nearCache'));
     const keyOf = compileKey(options.key, this.cache.keys, method, path('key'));
     const tagsOf = compileTags(options.tags, path('tags'));
     checkFunction(options.condition, path('condition'));

@@ -22,6 +22,8 @@ export interface CacheableOptions<A extends unknown[] = any[], R = any> {
   staleTtl?: number;
   /** Probabilistic early refresh (XFetch): `true` or a β. */
   earlyRefresh?: boolean | number;
+  /** Serve hits from the in-process near cache (L1): default `cache.nearCache.enabled`. */
+  nearCache?: boolean;
 }
 
 /**

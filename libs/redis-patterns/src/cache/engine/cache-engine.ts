@@ -10,6 +10,7 @@ import type { CacheHealth } from './cache-health';
 import type { CacheStore } from './cache-store';
 import { type EntryPolicy, jitteredTtlMs } from './entry-policy';
 import { SingleFlight } from './single-flight';
+import { NEAR_MISS, type NearCache } from '../near/near-cache';
 
 // A tag set outlives its members by at most this much: registration happens just before the entry's write.
 const TAG_TTL_MARGIN_MS = 1000;
@@ -21,6 +22,8 @@ const TAG_TTL_MARGIN_MS = 1000;
  */
 export class CacheEngine {
   readonly flights = new SingleFlight();
+  /** The in-process L1, used by calls whose policy has `near` (see CacheService.nearPolicy). */
+  near?: NearCache;
   private readonly maxRawLength: number;
 
   constructor(
@@ -71,7 +74,16 @@ export class CacheEngine {
 
   /** Cache-aside: the cached value, or the loader's (run once per key across callers and instances). */
   fetch<T>(entry: string, loader: () => Promise<T>, policy: EntryPolicy, keep?: StorePredicate): Promise<Fetched<T>> {
-    return this.read(entry, policy.staleMs > 0 || policy.beta > 0).then((hit) => {
+    const near = policy.near ? this.near : undefined;
+    if (near !== undefined) {
+      const value = near.get(entry);
+      if (value !== NEAR_MISS) {
+        this.health.stats.hits++;
+        return Promise.resolve({ value: value as T, status: 'HIT' });
+      }
+    }
+    const read = near !== undefined ? near.read(this, entry) : this.read(entry, policy.staleMs > 0 || policy.beta > 0);
+    return read.then((hit) => {
       if (hit) {
         if (!hit.stale) {
           this.health.stats.hits++;

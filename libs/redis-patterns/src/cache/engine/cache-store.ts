@@ -19,6 +19,11 @@ export type FillLockReply = { kind: 'entry'; raw: string } | { kind: 'locked' } 
  */
 export class CacheStore {
   private readonly isCluster: boolean;
+  /**
+   * Called with an entry key before and after every write or delete of it (the near cache drops its copy, so this
+   * process reads its own writes without waiting for Redis's invalidation message).
+   */
+  onChange?: (entry: string) => void;
 
   constructor(
     readonly client: RedisClient,
@@ -55,14 +60,24 @@ export class CacheStore {
 
   /** A plain SET … PX: value and TTL in one atomic command (invariant 1). */
   async setPlain(entry: string, payload: string, px: number): Promise<boolean> {
-    await this.client.set(entry, payload, 'PX', px);
+    this.onChange?.(entry);
+    try {
+      await this.client.set(entry, payload, 'PX', px);
+    } finally {
+      this.onChange?.(entry);
+    }
     return true;
   }
 
   /** The write script: refuses a write overtaken by a tag invalidation, releases the fill lock. */
   async writeChecked(entry: string, payload: string, px: number, token: string, tagEpochs: ReadonlyArray<string | number>): Promise<boolean> {
     const keys = [entry, this.keys.tombstone(entry), this.keys.lock(entry)];
-    return (await runScript(this.client, WRITE_ENTRY_SCRIPT, keys, [payload, px, token, ...tagEpochs])) === 1;
+    this.onChange?.(entry);
+    try {
+      return (await runScript(this.client, WRITE_ENTRY_SCRIPT, keys, [payload, px, token, ...tagEpochs])) === 1;
+    } finally {
+      this.onChange?.(entry);
+    }
   }
 
   /** The current epoch of each tag (0 when never invalidated). */
@@ -83,7 +98,12 @@ export class CacheStore {
   }
 
   async invalidateEntry(entry: string, tag: string, epoch: number, ttlMs: number): Promise<boolean> {
-    return (await runScript(this.client, INVALIDATE_ENTRY_SCRIPT, [entry, this.keys.tombstone(entry)], [tag, epoch, ttlMs])) === 1;
+    this.onChange?.(entry);
+    try {
+      return (await runScript(this.client, INVALIDATE_ENTRY_SCRIPT, [entry, this.keys.tombstone(entry)], [tag, epoch, ttlMs])) === 1;
+    } finally {
+      this.onChange?.(entry);
+    }
   }
 
   /**
@@ -92,7 +112,12 @@ export class CacheStore {
    * while new callers may take the lock at once. Both commands go to the entry's slot, marker first.
    */
   async del(entry: string, lockTtlMs: number): Promise<boolean> {
-    const [, deleted] = await Promise.all([this.client.set(this.keys.lock(entry), '~', 'PX', lockTtlMs), this.client.del(entry)]);
-    return deleted === 1;
+    this.onChange?.(entry);
+    try {
+      const [, deleted] = await Promise.all([this.client.set(this.keys.lock(entry), '~', 'PX', lockTtlMs), this.client.del(entry)]);
+      return deleted === 1;
+    } finally {
+      this.onChange?.(entry);
+    }
   }
 }

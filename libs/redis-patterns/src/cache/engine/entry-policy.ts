@@ -12,6 +12,8 @@ export interface EntryPolicy {
   /** XFetch β for probabilistic early refresh (0 = off). */
   readonly beta: number;
   readonly tags: readonly string[];
+  /** Read through the in-process near cache (L1) when it is configured. */
+  readonly near?: boolean;
 }
 
 /** Per-call options shared by `set`, `wrap` and the decorators. TTLs in seconds. */
@@ -34,11 +36,13 @@ export interface WrapOptions extends EntryOptions {
    * growing as expiry nears and with the loader's duration. `true` = β 1; a number sets β (higher = earlier).
    */
   earlyRefresh?: boolean | number;
+  /** Read through the near cache (L1) for this call: default `cache.nearCache.enabled`. */
+  nearCache?: boolean;
 }
 
 /** Validates per-call options (throws InvalidArgumentError naming the field) and builds the policy. */
-export function buildPolicy(options: WrapOptions | undefined, defaults: { ttlMs: number; jitter: number }, argument = 'options'): EntryPolicy {
-  if (options === undefined) return { ttlMs: defaults.ttlMs, jitter: defaults.jitter, staleMs: 0, beta: 0, tags: [] };
+export function buildPolicy(options: WrapOptions | undefined, defaults: { ttlMs: number; jitter: number; near?: boolean }, argument = 'options'): EntryPolicy {
+  if (options === undefined) return { ttlMs: defaults.ttlMs, jitter: defaults.jitter, staleMs: 0, beta: 0, tags: [], near: defaults.near };
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError(argument, 'expected an object');
   const ttlMs = options.ttl === undefined ? defaults.ttlMs : seconds(options.ttl, `${argument}.ttl`, false);
   const staleMs = options.staleTtl === undefined ? 0 : seconds(options.staleTtl, `${argument}.staleTtl`, true);
@@ -48,7 +52,9 @@ export function buildPolicy(options: WrapOptions | undefined, defaults: { ttlMs:
   else if (options.earlyRefresh !== undefined && options.earlyRefresh !== false) {
     throw new InvalidArgumentError(`${argument}.earlyRefresh`, 'expected true, false or a β between 0 and 100');
   }
-  return { ttlMs, jitter: defaults.jitter, staleMs, beta, tags: checkTags(options.tags, `${argument}.tags`) };
+  if (options.nearCache !== undefined && typeof options.nearCache !== 'boolean') throw new InvalidArgumentError(`${argument}.nearCache`, 'expected true or false');
+  const near = options.nearCache ?? defaults.near;
+  return { ttlMs, jitter: defaults.jitter, staleMs, beta, tags: checkTags(options.tags, `${argument}.tags`), near };
 }
 
 /** Checks a list of tags: non-empty strings. */

@@ -1,0 +1,156 @@
+import type { NearCacheSettings } from './near-cache-options';
+
+/** Counters and gauges of the near cache (L1), as returned by `CacheService.nearStats()`. */
+export interface NearCacheStats {
+  /** Whether the invalidation connections are subscribed, so L1 is being read and filled. */
+  live: boolean;
+  /** Entries held now. */
+  entries: number;
+  /** Estimated bytes held now (UTF-16 size of keys and stored JSON, plus a fixed overhead per entry). */
+  bytes: number;
+  /** Reads answered from L1 without Redis. */
+  hits: number;
+  /** Reads that went to Redis (L1 had nothing usable). */
+  misses: number;
+  /** Entries dropped to stay within `maxEntries` / `maxBytes` (least recently used first). */
+  evictions: number;
+  /** Entries dropped because their TTL (never longer than the Redis TTL) ended. */
+  expirations: number;
+  /** Entries dropped by an invalidation (a write, delete or tag invalidation here or on another instance). */
+  invalidations: number;
+  /** Whole-L1 clears: the invalidation connection dropped or reconnected, the topology changed, or Redis flushed. */
+  clears: number;
+  /** Values read from Redis but not kept because an invalidation of their key arrived while the read was in flight. */
+  discardedFills: number;
+}
+
+interface Slot {
+  readonly raw: string;
+  /** `performance.now()` deadline: never later than the key's expiry in Redis (see NearCache.read). */
+  readonly expiresAt: number;
+  readonly bytes: number;
+}
+
+/** Approximate heap cost of an entry beyond its strings (Map slot, object, numbers). */
+const ENTRY_OVERHEAD_BYTES = 96;
+
+/**
+ * The in-process store behind the near cache: raw entries (the same string Redis holds, decoded on every hit so a
+ * caller mutating its result never changes what the next caller gets), bounded by entries and bytes with LRU
+ * eviction (a JS Map keeps insertion order: a hit moves the entry to the end, eviction takes from the front).
+ *
+ * It also closes the classic client-side-caching race: a read sent to Redis before a write and answered after the
+ * write's invalidation must not be stored. {@link L1Store.begin} notes the key as in flight; an invalidation of an
+ * in-flight key (or a clear) marks it, and {@link L1Store.commit} then discards the value.
+ */
+export class L1Store {
+  private readonly slots = new Map<string, Slot>();
+  private bytes = 0;
+  /** In-flight reads per key, and the invalidation sequence number at which an in-flight key was last touched. */
+  private readonly inFlight = new Map<string, { readers: number; touchedAt: number }>();
+  /** A logical clock: every begin, invalidation of an in-flight key and clear takes the next value. */
+  private seq = 0;
+  private clearedAt = -1;
+  readonly stats: Omit<NearCacheStats, 'live' | 'entries' | 'bytes'> = {
+    hits: 0,
+    misses: 0,
+    evictions: 0,
+    expirations: 0,
+    invalidations: 0,
+    clears: 0,
+    discardedFills: 0,
+  };
+
+  constructor(private readonly settings: NearCacheSettings) {}
+
+  get size(): number {
+    return this.slots.size;
+  }
+
+  get byteSize(): number {
+    return this.bytes;
+  }
+
+  /** The raw entry if held and not expired (and marks it most recently used), else undefined. */
+  get(key: string, now: number): string | undefined {
+    const slot = this.slots.get(key);
+    if (slot === undefined) return undefined;
+    if (slot.expiresAt <= now) {
+      this.remove(key, slot);
+      this.stats.expirations++;
+      return undefined;
+    }
+    // Move to the most-recently-used end.
+    this.slots.delete(key);
+    this.slots.set(key, slot);
+    return slot.raw;
+  }
+
+  /** Starts a read from Redis of `key`; pass the ticket to {@link L1Store.commit} or {@link L1Store.abandon}. */
+  begin(key: string): number {
+    const flight = this.inFlight.get(key);
+    if (flight) flight.readers++;
+    else this.inFlight.set(key, { readers: 1, touchedAt: -1 });
+    return this.seq++;
+  }
+
+  /** Stores what the read found, unless the key was invalidated (or L1 cleared) since {@link L1Store.begin}. */
+  commit(key: string, ticket: number, raw: string, expiresAt: number): void {
+    const flight = this.finish(key);
+    if (this.clearedAt > ticket || (flight !== undefined && flight.touchedAt > ticket)) {
+      this.stats.discardedFills++;
+      return;
+    }
+    const bytes = (key.length + raw.length) * 2 + ENTRY_OVERHEAD_BYTES;
+    if (bytes > this.settings.maxBytes) return;
+    const previous = this.slots.get(key);
+    if (previous) this.remove(key, previous);
+    this.slots.set(key, { raw, expiresAt, bytes });
+    this.bytes += bytes;
+    this.evictOverflow();
+  }
+
+  /** Ends a read that stores nothing. */
+  abandon(key: string): void {
+    this.finish(key);
+  }
+
+  /** Drops a key (a write or invalidation) and fails any read of it in flight. */
+  invalidate(key: string): void {
+    const slot = this.slots.get(key);
+    if (slot) {
+      this.remove(key, slot);
+      this.stats.invalidations++;
+    }
+    const flight = this.inFlight.get(key);
+    if (flight) flight.touchedAt = this.seq++;
+  }
+
+  /** Drops everything and fails every read in flight (a missed invalidation could hide behind any of them). */
+  clear(): void {
+    this.slots.clear();
+    this.bytes = 0;
+    this.clearedAt = this.seq++;
+    this.stats.clears++;
+  }
+
+  private finish(key: string): { touchedAt: number } | undefined {
+    const flight = this.inFlight.get(key);
+    if (flight && --flight.readers === 0) this.inFlight.delete(key);
+    return flight;
+  }
+
+  private remove(key: string, slot: Slot): void {
+    this.slots.delete(key);
+    this.bytes -= slot.bytes;
+  }
+
+  private evictOverflow(): void {
+    while (this.slots.size > this.settings.maxEntries || this.bytes > this.settings.maxBytes) {
+      const oldest = this.slots.keys().next();
+      if (oldest.done) return;
+      this.remove(oldest.value, this.slots.get(oldest.value)!);
+      this.stats.evictions++;
+    }
+  }
+}
