@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { Cluster, type Redis } from 'ioredis';
 import type { RedisClient } from '../../core/connections/redis-connections';
-import { DEDICATED_CONNECTION_OVERRIDES } from '../../core/connections/fail-fast-defaults';
+import { DEDICATED_CONNECTION_OVERRIDES, reconnectDelayMs } from '../../core/connections/fail-fast-defaults';
 
 /** The channel Redis publishes client-side-caching invalidations on for RESP2 connections (REDIRECT mode). */
 export const INVALIDATE_CHANNEL = '__redis__:invalidate';
@@ -108,6 +108,8 @@ export class InvalidationListener {
       autoResubscribe: false,
       enableReadyCheck: true,
       keyPrefix: undefined,
+      // A cluster's node connections leave reconnecting to the cluster (retryStrategy null): this one must retry.
+      retryStrategy: reconnectDelayMs,
     });
     client.on('ready', () => void this.track(client));
     client.on('close', () => {
