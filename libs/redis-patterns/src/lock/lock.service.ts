@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService, type OnModuleInit } from '@nestjs/common';
 import { RedisConnections } from '../core/connections/redis-connections';
@@ -13,11 +12,13 @@ import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { AutoExtender } from './auto-extender';
 import { backoffDelayMs, LocalWaiters } from './backoff';
 import { Lock, type LockContext } from './lock';
-import { checkMs, checkResource, lockKeys } from './lock-keys';
+import { checkMs, checkResource, type LockKeys, lockKeys } from './lock-keys';
 import { type ResolvedLockOptions, resolveLockOptions } from './lock-options';
 import type { LockStore } from './lock-store.interface';
 import { QuorumLockStore } from './quorum-lock-store';
 import { SingleLockStore } from './single-lock-store';
+import { TokenSource } from './token-source';
+import { sendUnpipelined } from './unpipelined-scripts';
 
 /** Options of `tryAcquire`. */
 export interface TryAcquireOptions {
@@ -38,6 +39,9 @@ type Failure = { readonly reason: LockFailureReason; readonly retryAfterMs: numb
 
 /** The innermost lock held by the running `using()` work or `@WithLock` method, per async context. */
 const heldContext = new AsyncLocalStorage<{ readonly lock: Lock; readonly signal: AbortSignal }>();
+
+/** Owner tokens for every LockService of the process (one pool of crypto-random bytes, refilled in the background). */
+const tokens = new TokenSource();
 
 /**
  * Distributed locks on Redis: SET NX PX with a random owner token and a fencing token (acquire = 1 round trip),
@@ -68,9 +72,11 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
     this.options = resolveLockOptions(moduleOptions.lock);
     this.logger = moduleOptions.logger ?? new Logger('LockService');
     const { redlock, waitReplicas, waitTimeoutMs } = this.options;
+    const clients = redlock ? redlock.connections.map((name) => connections.get(name)) : [connections.get(this.options.connection)];
+    for (const client of clients) sendUnpipelined(client);
     this.store = redlock
-      ? new QuorumLockStore(redlock.connections.map((name) => connections.get(name)), this.options.fenceTtlMs, redlock.nodeTimeoutMs)
-      : new SingleLockStore(connections.get(this.options.connection), this.options.fenceTtlMs, { replicas: waitReplicas, timeoutMs: waitTimeoutMs });
+      ? new QuorumLockStore(clients, this.options.fenceTtlMs, redlock.nodeTimeoutMs)
+      : new SingleLockStore(clients[0], this.options.fenceTtlMs, { replicas: waitReplicas, timeoutMs: waitTimeoutMs });
     const driftFactor = this.options.driftFactor;
     this.context = {
       store: this.store,
@@ -96,7 +102,8 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
    * too few replicas acknowledged the lock (`replication`).
    */
   async tryAcquire(resource: string, options: TryAcquireOptions = {}): Promise<Lock | null> {
-    const outcome = await this.attempt(checkResource(resource), this.ttlOf(options));
+    checkResource(resource);
+    const outcome = await this.attempt(resource, lockKeys(this.keys, resource), this.ttlOf(options));
     if (outcome instanceof Lock) return outcome;
     if (outcome.reason === 'replication') throw new LockNotAcquiredError(resource, outcome.reason, outcome.retryAfterMs);
     return null;
@@ -112,14 +119,15 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
     const ttlMs = this.ttlOf(options);
     const waitMs = options.waitMs === undefined ? 0 : checkMs(options.waitMs, 'waitMs', 0);
     const deadline = performance.now() + waitMs;
-    const key = lockKeys(this.keys, resource).lock;
+    // The keys are built (and the resource escaped) once per call, not once per attempt.
+    const keys = lockKeys(this.keys, resource);
     for (let attempt = 0; ; attempt++) {
-      const outcome = await this.attempt(resource, ttlMs);
+      const outcome = await this.attempt(resource, keys, ttlMs);
       if (outcome instanceof Lock) return outcome;
       const left = deadline - performance.now();
       if (left <= 0) throw new LockNotAcquiredError(resource, outcome.reason, outcome.retryAfterMs);
       const holderLeft = outcome.retryAfterMs > 0 ? outcome.retryAfterMs + 1 : Number.POSITIVE_INFINITY;
-      await this.waiters.sleep(key, Math.min(backoffDelayMs(attempt, this.options.retryDelayMs, this.options.maxRetryDelayMs), left, holderLeft));
+      await this.waiters.sleep(keys.lock, Math.min(backoffDelayMs(attempt, this.options.retryDelayMs, this.options.maxRetryDelayMs), left, holderLeft));
     }
   }
 
@@ -193,10 +201,9 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
     await Promise.allSettled([...this.held].map((lock) => this.releaseQuietly(lock)));
   }
 
-  private async attempt(resource: string, ttlMs: number): Promise<Lock | Failure> {
+  private async attempt(resource: string, keys: LockKeys, ttlMs: number): Promise<Lock | Failure> {
     if (this.closing) throw new LockNotAcquiredError(resource, 'shutdown', 1000);
-    const keys = lockKeys(this.keys, resource);
-    const token = randomBytes(16).toString('base64url');
+    const token = tokens.take();
     const startedAt = performance.now();
     let result;
     try {

@@ -14,22 +14,20 @@ export class SingleLockStore implements LockStore {
     private readonly replication: { readonly replicas: number; readonly timeoutMs: number } = { replicas: 0, timeoutMs: 0 },
   ) {}
 
-  async attempt(keys: LockKeys, token: string, ttlMs: number): Promise<AttemptResult> {
-    try {
-      return await this.attemptOnce(keys, token, ttlMs);
-    } catch (error) {
-      // A timed-out acquire may still run when the server wakes up, leaving a lock nobody knows the token of for
-      // a whole TTL. A compare-and-delete sent on the same connection queues behind it and cleans it up.
+  attempt(keys: LockKeys, token: string, ttlMs: number): Promise<AttemptResult> {
+    // A timed-out acquire may still run when the server wakes up, leaving a lock nobody knows the token of for
+    // a whole TTL. A compare-and-delete sent on the same connection queues behind it and cleans it up.
+    const cleanUp = (error: unknown): never => {
       void this.release(keys, token).catch(() => false);
       throw error;
-    }
+    };
+    if (this.replication.replicas > 0) return this.attemptWithWait(keys, token, ttlMs).catch(cleanUp);
+    // The common case stays one promise deep: no async wrappers on the hot path.
+    return runScript(this.client, ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], [token, ttlMs, this.fenceTtlMs]).then(toAttemptResult, cleanUp);
   }
 
-  private async attemptOnce(keys: LockKeys, token: string, ttlMs: number): Promise<AttemptResult> {
+  private async attemptWithWait(keys: LockKeys, token: string, ttlMs: number): Promise<AttemptResult> {
     const args = [token, ttlMs, this.fenceTtlMs];
-    if (this.replication.replicas === 0) {
-      return toAttemptResult(await runScript(this.client, ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], args));
-    }
     // WAIT must follow the script on the same connection (it counts replicas that acknowledged this connection's
     // writes), so both go in one pipeline: one round trip plus the replication delay.
     ensureDefined(this.client, ACQUIRE_LOCK_SCRIPT);
@@ -50,13 +48,17 @@ export class SingleLockStore implements LockStore {
     return result;
   }
 
-  async extend(keys: LockKeys, token: string, ttlMs: number): Promise<boolean> {
-    return (await runScript(this.client, EXTEND_LOCK_SCRIPT, [keys.lock], [token, ttlMs])) === 1;
+  extend(keys: LockKeys, token: string, ttlMs: number): Promise<boolean> {
+    return runScript(this.client, EXTEND_LOCK_SCRIPT, [keys.lock], [token, ttlMs]).then(isOne);
   }
 
-  async release(keys: LockKeys, token: string): Promise<boolean> {
-    return (await runScript(this.client, RELEASE_LOCK_SCRIPT, [keys.lock], [token])) === 1;
+  release(keys: LockKeys, token: string): Promise<boolean> {
+    return runScript(this.client, RELEASE_LOCK_SCRIPT, [keys.lock], [token]).then(isOne);
   }
+}
+
+function isOne(reply: number): boolean {
+  return reply === 1;
 }
 
 /** Parses the acquire script's reply. */
