@@ -12,6 +12,11 @@ import { defineScript } from '../../core/scripts/redis-script';
  * it keeps increasing even if the counter expires or is lost (a restart without persistence, a failover that
  * lost the last write), as long as the server clock does not step back. Time comes from Redis TIME, never from
  * the app (invariant 3). The value is formatted with %.0f because Lua's tostring would round it.
+ *
+ * The counter is written and its previous value read in one command (SET … GET, Redis ≥ 6.2), and that write also
+ * refreshes its TTL: the server time is written first, because it is almost always the answer (a token per µs
+ * would be needed to overtake the clock); only when the previous value is not below it is the counter written
+ * again with previous + 1. A taken lock costs 3 commands inside the script (SET NX, TIME, SET GET) instead of 4.
  */
 export const ACQUIRE_LOCK_SCRIPT = defineScript<[number, string | number]>(
   'lock_acquire',
@@ -21,16 +26,23 @@ if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   return {0, redis.call('PTTL', KEYS[1])}
 end
 local now = redis.call('TIME')
-local floor = tonumber(now[1]) * 1000000 + tonumber(now[2])
-local last = tonumber(redis.call('GET', KEYS[2]) or '0') or 0
-local fence = last + 1
-if fence < floor then fence = floor end
-local value = string.format('%.0f', fence)
+local fence = tonumber(now[1]) * 1000000 + tonumber(now[2])
 local fenceTtl = tonumber(ARGV[3])
+local value = string.format('%.0f', fence)
+local last
 if fenceTtl > 0 then
-  redis.call('SET', KEYS[2], value, 'PX', fenceTtl)
+  last = redis.call('SET', KEYS[2], value, 'PX', fenceTtl, 'GET')
 else
-  redis.call('SET', KEYS[2], value)
+  last = redis.call('SET', KEYS[2], value, 'GET')
+end
+last = tonumber(last or '0') or 0
+if last >= fence then
+  value = string.format('%.0f', last + 1)
+  if fenceTtl > 0 then
+    redis.call('SET', KEYS[2], value, 'PX', fenceTtl)
+  else
+    redis.call('SET', KEYS[2], value)
+  end
 end
 return {1, value}
 `,
