@@ -62,6 +62,29 @@ function ourContenders(ctx: SuiteContext): Contender[] {
   ];
 }
 
+/** CacheService.get with the near cache on: after the first read of each key, every hit is served from L1. */
+function nearContender(ctx: SuiteContext): Contender {
+  const missing = missingExports('CacheService');
+  if (missing) return unavailableContender('ours-near-get', 'CacheService.get (near cache L1 hit)', missing);
+  let cache: CacheServiceLike;
+  let close: (() => Promise<void>) | undefined;
+  return libraryContender({
+    id: 'ours-near-get',
+    label: 'CacheService.get (near cache L1 hit)',
+    concurrency: CONCURRENCY,
+    setup: async () => {
+      const app = await createOurContext(ctx.redis.url, 'bench-near', { cache: { nearCache: { enabled: true } } });
+      cache = resolveService<CacheServiceLike>(app, 'CacheService');
+      for (const key of KEYS) await cache.set(key, CACHED_VALUE, { ttl: CACHE_TTL_S });
+      // Fill L1: the first read after a write may be discarded (the write's invalidation can overtake it).
+      for (let pass = 0; pass < 3; pass++) for (const key of KEYS) await cache.get(key);
+      close = () => app.close();
+    },
+    teardown: async () => close?.(),
+    op: async (w) => expectHit(await cache.get(keyOf(w))),
+  });
+}
+
 function cacheManagerContenders(ctx: SuiteContext): Contender[] {
   let cache: Cache;
   let users = 0;
@@ -130,11 +153,12 @@ export function cacheGroup(ctx: SuiteContext): BenchGroup {
     unit: 'one read of a cached ~0.5 KB JSON value, deserialized',
     load: `${CONCURRENCY} concurrent callers, each reading its own key, closed loop`,
     probe: true,
-    contenders: [...ourContenders(ctx), ...cacheManagerContenders(ctx), ioredisContender(ctx, false), ioredisContender(ctx, true), nodeRedisContender(ctx)],
+    contenders: [...ourContenders(ctx), nearContender(ctx), ...cacheManagerContenders(ctx), ioredisContender(ctx, false), ioredisContender(ctx, true), nodeRedisContender(ctx)],
     ratios: [
       { label: 'CacheService.get / cache-manager get', numerator: 'ours-get', denominator: 'cm-get', target: 1.0 },
       { label: 'CacheService.wrap / cache-manager wrap', numerator: 'ours-wrap', denominator: 'cm-wrap', target: 1.0 },
       { label: 'CacheService.get / ioredis GET (auto-pipelining)', numerator: 'ours-get', denominator: 'ioredis-ap' },
+      { label: 'near cache L1 hit / CacheService.get (Redis hit)', numerator: 'ours-near-get', denominator: 'ours-get', target: 10 },
       { label: 'CacheService.get / node-redis GET', numerator: 'ours-get', denominator: 'node-redis' },
     ],
   };

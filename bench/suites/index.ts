@@ -1,6 +1,7 @@
 import { cacheGroup } from './cache.suite';
 import { httpGroup, httpPlan } from './http.suite';
 import { lockGroup } from './lock.suite';
+import { nearCacheGroup, nearCacheNotes } from './near-cache.suite';
 import { rateLimitMultiGroup } from './rate-limit-multi.suite';
 import { rateLimitGroup } from './rate-limit.suite';
 import { redisBenchmarkGroup } from './redis-benchmark.suite';
@@ -10,6 +11,7 @@ import type { Suite } from './suite-context';
 /** Every suite, in report order. */
 export const SUITES: Suite[] = [
   { id: 'cache', create: cacheGroup },
+  { id: 'near-cache', create: nearCacheGroup, notes: nearCacheNotes },
   { id: 'rate-limit', create: rateLimitGroup },
   { id: 'rate-limit-multi', create: rateLimitMultiGroup },
   { id: 'lock', create: lockGroup },

@@ -99,8 +99,10 @@ describe.each<TopologyName>(['standalone', 'cluster'])('near cache on %s', (topo
     const values = await Promise.all(Array.from({ length: 50 }, () => b.get<{ n: number }>('hello')));
     expect(values.every((v) => v?.n === 1)).toBe(true);
     expect(b.nearStats().hits - before.hits).toBe(50);
-    // Each hit is decoded afresh: mutating a result never changes the next one.
-    values[0]!.n = 99;
+    // Hits share one frozen value: mutating it fails loudly instead of changing what the next caller gets.
+    expect(() => {
+      values[0]!.n = 99;
+    }).toThrow(TypeError);
     expect(await b.get('hello')).toEqual({ n: 1 });
   });
 

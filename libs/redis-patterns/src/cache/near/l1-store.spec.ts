@@ -4,7 +4,7 @@ import { resolveNearCacheSettings } from './near-cache-options';
 const settings = (overrides: Record<string, unknown> = {}) => resolveNearCacheSettings({ enabled: true, ...overrides }, 'cache.nearCache');
 
 function fill(store: L1Store, key: string, raw: string, expiresAt = Number.POSITIVE_INFINITY): void {
-  store.commit(key, store.begin(key), raw, expiresAt);
+  store.commit(key, store.begin(key), raw, raw, expiresAt);
 }
 
 describe('L1Store', () => {
@@ -12,11 +12,11 @@ describe('L1Store', () => {
     const store = new L1Store(settings({ maxEntries: 2 }));
     fill(store, 'a', '1');
     fill(store, 'b', '2');
-    expect(store.get('a', 0)).toBe('1'); // a is now the most recently used
+    expect(store.get('a', 0)?.value).toBe('1'); // a is now the most recently used
     fill(store, 'c', '3');
     expect(store.get('b', 0)).toBeUndefined();
-    expect(store.get('a', 0)).toBe('1');
-    expect(store.get('c', 0)).toBe('3');
+    expect(store.get('a', 0)?.value).toBe('1');
+    expect(store.get('c', 0)?.value).toBe('3');
     expect(store.stats.evictions).toBe(1);
     expect(store.size).toBe(2);
   });
@@ -29,16 +29,16 @@ describe('L1Store', () => {
     fill(store, 'c', big);
     expect(store.byteSize).toBeLessThanOrEqual(4096);
     expect(store.get('a', 0)).toBeUndefined();
-    expect(store.get('c', 0)).toBe(big);
+    expect(store.get('c', 0)?.value).toBe(big);
     fill(store, 'huge', 'y'.repeat(4096));
     expect(store.get('huge', 0)).toBeUndefined();
-    expect(store.get('c', 0)).toBe(big);
+    expect(store.get('c', 0)?.value).toBe(big);
   });
 
   it('drops an entry at its deadline', () => {
     const store = new L1Store(settings());
     fill(store, 'a', '1', 100);
-    expect(store.get('a', 99)).toBe('1');
+    expect(store.get('a', 99)?.value).toBe('1');
     expect(store.get('a', 100)).toBeUndefined();
     expect(store.stats.expirations).toBe(1);
     expect(store.byteSize).toBe(0);
@@ -49,19 +49,19 @@ describe('L1Store', () => {
     const early = store.begin('k');
     store.invalidate('k');
     const late = store.begin('k');
-    store.commit('k', early, 'old', Number.POSITIVE_INFINITY);
+    store.commit('k', early, 'old', 'old', Number.POSITIVE_INFINITY);
     expect(store.get('k', 0)).toBeUndefined();
     expect(store.stats.discardedFills).toBe(1);
-    store.commit('k', late, 'new', Number.POSITIVE_INFINITY);
-    expect(store.get('k', 0)).toBe('new');
+    store.commit('k', late, 'new', 'new', Number.POSITIVE_INFINITY);
+    expect(store.get('k', 0)?.value).toBe('new');
   });
 
   it('an invalidation of another key does not discard a read', () => {
     const store = new L1Store(settings());
     const ticket = store.begin('k');
     store.invalidate('other');
-    store.commit('k', ticket, 'v', Number.POSITIVE_INFINITY);
-    expect(store.get('k', 0)).toBe('v');
+    store.commit('k', ticket, 'v', 'v', Number.POSITIVE_INFINITY);
+    expect(store.get('k', 0)?.value).toBe('v');
   });
 
   it('a clear empties the store and discards every read in flight', () => {
@@ -69,7 +69,7 @@ describe('L1Store', () => {
     fill(store, 'a', '1');
     const ticket = store.begin('b');
     store.clear();
-    store.commit('b', ticket, '2', Number.POSITIVE_INFINITY);
+    store.commit('b', ticket, '2', '2', Number.POSITIVE_INFINITY);
     expect(store.size).toBe(0);
     expect(store.byteSize).toBe(0);
     expect(store.stats.clears).toBe(1);

@@ -25,7 +25,8 @@ export interface NearCacheStats {
 }
 
 interface Slot {
-  readonly raw: string;
+  /** The decoded (deep-frozen) value, shared by every hit. */
+  readonly value: unknown;
   /** `performance.now()` deadline: never later than the key's expiry in Redis (see NearCache.read). */
   readonly expiresAt: number;
   readonly bytes: number;
@@ -35,9 +36,8 @@ interface Slot {
 const ENTRY_OVERHEAD_BYTES = 96;
 
 /**
- * The in-process store behind the near cache: raw entries (the same string Redis holds, decoded on every hit so a
- * caller mutating its result never changes what the next caller gets), bounded by entries and bytes with LRU
- * eviction (a JS Map keeps insertion order: a hit moves the entry to the end, eviction takes from the front).
+ * The in-process store behind the near cache: decoded values (deep-frozen by the caller, shared by every hit),
+ * bounded by entries and bytes — counted from the raw entry's size — with LRU eviction (a JS Map keeps insertion order: a hit moves the entry to the end, eviction takes from the front).
  *
  * It also closes the classic client-side-caching race: a read sent to Redis before a write and answered after the
  * write's invalidation must not be stored. {@link L1Store.begin} notes the key as in flight; an invalidation of an
@@ -71,8 +71,8 @@ export class L1Store {
     return this.bytes;
   }
 
-  /** The raw entry if held and not expired (and marks it most recently used), else undefined. */
-  get(key: string, now: number): string | undefined {
+  /** The slot if held and not expired (and marks it most recently used), else undefined. */
+  get(key: string, now: number): { readonly value: unknown } | undefined {
     const slot = this.slots.get(key);
     if (slot === undefined) return undefined;
     if (slot.expiresAt <= now) {
@@ -83,7 +83,7 @@ export class L1Store {
     // Move to the most-recently-used end.
     this.slots.delete(key);
     this.slots.set(key, slot);
-    return slot.raw;
+    return slot;
   }
 
   /** Starts a read from Redis of `key`; pass the ticket to {@link L1Store.commit} or {@link L1Store.abandon}. */
@@ -95,7 +95,7 @@ export class L1Store {
   }
 
   /** Stores what the read found, unless the key was invalidated (or L1 cleared) since {@link L1Store.begin}. */
-  commit(key: string, ticket: number, raw: string, expiresAt: number): void {
+  commit(key: string, ticket: number, raw: string, value: unknown, expiresAt: number): void {
     const flight = this.finish(key);
     if (this.clearedAt > ticket || (flight !== undefined && flight.touchedAt > ticket)) {
       this.stats.discardedFills++;
@@ -105,7 +105,7 @@ export class L1Store {
     if (bytes > this.settings.maxBytes) return;
     const previous = this.slots.get(key);
     if (previous) this.remove(key, previous);
-    this.slots.set(key, { raw, expiresAt, bytes });
+    this.slots.set(key, { value, expiresAt, bytes });
     this.bytes += bytes;
     this.evictOverflow();
   }

@@ -3,7 +3,7 @@ import type { RedisClient } from '../../core/connections/redis-connections';
 import type { FoundEntry } from '../engine/cache-entry';
 import type { CacheHealth } from '../engine/cache-health';
 import type { CacheStore } from '../engine/cache-store';
-import { decodeEntry } from '../serialization/entry-envelope';
+import { deepFreeze } from './deep-freeze';
 import { InvalidationListener, type InvalidationSink } from './invalidation-listener';
 import { L1Store, type NearCacheStats } from './l1-store';
 import type { NearCacheSettings } from './near-cache-options';
@@ -59,18 +59,16 @@ export class NearCache implements InvalidationSink {
     return this.listener?.connections() ?? [];
   }
 
-  /** The decoded value held in L1 for an entry key, or {@link NEAR_MISS}. Decoded per hit: callers may mutate it. */
+  /** The value held in L1 for an entry key (shared and deep-frozen: see deepFreeze), or {@link NEAR_MISS}. */
   get(entry: string): unknown {
     if (!this.live) return NEAR_MISS;
-    const raw = this.store.get(entry, performance.now());
-    if (raw === undefined) {
+    const slot = this.store.get(entry, performance.now());
+    if (slot === undefined) {
       this.store.stats.misses++;
       return NEAR_MISS;
     }
-    const decoded = decodeEntry(raw);
-    if (decoded === undefined) return NEAR_MISS;
     this.store.stats.hits++;
-    return decoded.value;
+    return slot.value;
   }
 
   /**
@@ -88,7 +86,8 @@ export class NearCache implements InvalidationSink {
         const freshMs = found === undefined || found.stale || pttl < 0 ? 0 : pttl - found.staleMs;
         if (raw !== null && freshMs > 0) {
           const lifeMs = this.settings.ttlMs > 0 ? Math.min(freshMs, this.settings.ttlMs) : freshMs;
-          this.store.commit(entry, ticket, raw, sentAt + lifeMs);
+          // The caller that filled L1 gets the same frozen value as later hits, so behaviour does not depend on timing.
+          this.store.commit(entry, ticket, raw, deepFreeze(found!.value), sentAt + lifeMs);
         } else {
           this.store.abandon(entry);
         }
