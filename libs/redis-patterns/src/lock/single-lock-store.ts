@@ -15,15 +15,32 @@ export class SingleLockStore implements LockStore {
   ) {}
 
   attempt(keys: LockKeys, token: string, ttlMs: number): Promise<AttemptResult> {
-    // A timed-out acquire may still run when the server wakes up, leaving a lock nobody knows the token of for
-    // a whole TTL. A compare-and-delete sent on the same connection queues behind it and cleans it up.
     const cleanUp = (error: unknown): never => {
-      void this.release(keys, token).catch(() => false);
+      this.releaseOrphan(keys, token, ttlMs);
       throw error;
     };
     if (this.replication.replicas > 0) return this.attemptWithWait(keys, token, ttlMs).catch(cleanUp);
     // The common case stays one promise deep: no async wrappers on the hot path.
     return runScript(this.client, ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], [token, ttlMs, this.fenceTtlMs]).then(toAttemptResult, cleanUp);
+  }
+
+  /**
+   * A timed-out acquire may still run when the server wakes up, leaving a lock nobody knows the token of for a
+   * whole TTL. A compare-and-delete sent on the same connection queues behind it and cleans it up. When the
+   * connection is already gone (a watchdog dropped it because the server stopped answering), the delete is sent
+   * once more when the client is ready again, as long as the orphan could still exist (its TTL).
+   */
+  private releaseOrphan(keys: LockKeys, token: string, ttlMs: number): void {
+    this.release(keys, token).catch(() => {
+      const client = this.client;
+      const retry = (): void => {
+        clearTimeout(expiry);
+        void this.release(keys, token).catch(() => false);
+      };
+      const expiry = setTimeout(() => client.off('ready', retry), ttlMs);
+      expiry.unref();
+      client.once('ready', retry);
+    });
   }
 
   private async attemptWithWait(keys: LockKeys, token: string, ttlMs: number): Promise<AttemptResult> {
