@@ -87,8 +87,10 @@ export async function startSentinel(root: string, masterName = 'mymaster'): Prom
   const replicaPort = await freePort({ exclude });
   const masterDir = nodeDir(root, `sentinel-master-${masterPort}`);
   const replicaDir = nodeDir(root, `sentinel-replica-${replicaPort}`);
-  const master = new RedisProcess(masterPort, masterDir, RedisProcess.dataNodeArgs(masterPort, masterDir));
-  const replica = new RedisProcess(replicaPort, replicaDir, RedisProcess.dataNodeArgs(replicaPort, replicaDir, ['--replicaof', '127.0.0.1', String(masterPort)]));
+  // Without a zero diskless-sync delay the replica syncs only after 5 s, and WAIT counts no replica until then.
+  const sync = ['--repl-diskless-sync-delay', '0'];
+  const master = new RedisProcess(masterPort, masterDir, RedisProcess.dataNodeArgs(masterPort, masterDir, sync));
+  const replica = new RedisProcess(replicaPort, replicaDir, RedisProcess.dataNodeArgs(replicaPort, replicaDir, [...sync, '--replicaof', '127.0.0.1', String(masterPort)]));
   const sentinels: RedisProcess[] = [];
   for (let i = 0; i < 3; i++) {
     const port = await freePort({ exclude });

@@ -1,9 +1,13 @@
 import type { Type } from '@nestjs/common';
 import { RedisPatternsNotBoundError } from '../../errors/redis-patterns-not-bound.error';
+import type { HttpCall } from './http-call';
 import type { MethodInvocation } from './method-advice.interface';
 
-/** Runs one decorated method of one instance: its advice chain around the original method. */
-export type BoundMethod = (instance: object, args: unknown[]) => Promise<unknown>;
+/**
+ * Runs one decorated method of one instance: its advice chain around the original method. `http` is the request a
+ * controller handler serves when Nest's router called it.
+ */
+export type BoundMethod = (instance: object, args: unknown[], http: HttpCall | undefined) => Promise<unknown>;
 
 /** Prepares the advice chains of an instance; implemented by the module's explorer. */
 export interface AdviceRuntime {

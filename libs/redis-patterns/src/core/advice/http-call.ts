@@ -1,5 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-
 /** The HTTP request a controller handler is serving, as seen by the advice around it. */
 export interface HttpCall {
   readonly request: unknown;
@@ -8,19 +6,32 @@ export interface HttpCall {
   setHeader(name: string, value: string | number): void;
 }
 
-/** Carries the current HTTP call from the edge interceptor into the advice chain of the handler. */
-export const httpCallStorage = new AsyncLocalStorage<HttpCall>();
+type PlatformResponse = {
+  setHeader?: (name: string, value: string) => void;
+  header?: (name: string, value: string) => void;
+  headersSent?: boolean;
+  sent?: boolean;
+};
+
+/**
+ * An {@link HttpCall} over a platform response (Express `res` or Fastify `reply`). A class rather than an object
+ * literal with closures: one is created per decorated request, so it should cost one small allocation.
+ */
+export class PlatformHttpCall implements HttpCall {
+  constructor(
+    readonly request: unknown,
+    readonly response: unknown,
+  ) {}
+
+  setHeader(name: string, value: string | number): void {
+    const res = this.response as PlatformResponse;
+    if (res.headersSent || res.sent) return;
+    if (typeof res.setHeader === 'function') res.setHeader(name, String(value));
+    else if (typeof res.header === 'function') res.header(name, String(value));
+  }
+}
 
 /** Wraps a platform response (Express `res` or Fastify `reply`). */
 export function toHttpCall(request: unknown, response: unknown): HttpCall {
-  return {
-    request,
-    response,
-    setHeader(name, value) {
-      const res = response as { setHeader?: (n: string, v: string) => void; header?: (n: string, v: string) => void; headersSent?: boolean; sent?: boolean };
-      if (res.headersSent || res.sent) return;
-      if (typeof res.setHeader === 'function') res.setHeader(name, String(value));
-      else if (typeof res.header === 'function') res.header(name, String(value));
-    },
-  };
+  return new PlatformHttpCall(request, response);
 }

@@ -23,6 +23,12 @@ export interface MethodInvocation {
 export type MethodAdvice = (invocation: MethodInvocation, proceed: () => Promise<unknown>) => Promise<unknown>;
 
 /**
+ * An advice that only proceeds (e.g. `@RateLimit` on a controller, where a guard does the work). Return this very
+ * function from `prepare` and the chain leaves it out, so it costs nothing per call.
+ */
+export const PROCEED: MethodAdvice = (_invocation, proceed) => proceed();
+
+/**
  * A provider that turns a decorator's options into an advice, once per decorated method at bootstrap. Invalid
  * options throw here, so they fail application startup rather than the first call.
  */

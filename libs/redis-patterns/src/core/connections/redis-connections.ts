@@ -6,6 +6,8 @@ import { clientName, createClient, type ManagedClient } from './create-client';
 import { DEDICATED_CONNECTION_OVERRIDES } from './fail-fast-defaults';
 import { registerScripts } from '../scripts/redis-script';
 import { closeClient, watchClientEvents, waitUntilReady } from './client-lifecycle';
+import { FrozenServerWatchdog } from './frozen-server-watchdog';
+import { SentinelSwitchWatcher } from './sentinel-switch-watcher';
 
 /** An ioredis client of either kind. */
 export type RedisClient = Redis | Cluster;
@@ -18,6 +20,7 @@ export type RedisClient = Redis | Cluster;
 export class RedisConnections implements OnApplicationShutdown {
   private readonly managed = new Map<string, ManagedClient>();
   private readonly dedicated = new Set<RedisClient>();
+  private readonly watchers: Array<{ start(): void; stop(): void }> = [];
   private readonly logger: LoggerService;
   private closed = false;
 
@@ -37,7 +40,10 @@ export class RedisConnections implements OnApplicationShutdown {
       });
       connections.managed.set(name, managed);
       registerScripts(managed.client);
-      if (managed.owned) watchClientEvents(managed.client, name, managed.secrets, connections.logger);
+      if (managed.owned) {
+        watchClientEvents(managed.client, name, managed.secrets, connections.logger);
+        connections.watch(managed, name);
+      }
     }
     await Promise.all(
       [...connections.managed].map(([name, managed]) =>
@@ -45,6 +51,19 @@ export class RedisConnections implements OnApplicationShutdown {
       ),
     );
     return connections;
+  }
+
+  /**
+   * Watchers of an owned non-cluster connection: a frozen-server watchdog, and for Sentinel a +switch-master
+   * subscriber. (A cluster client already refreshes its topology and redirects on MOVED.)
+   */
+  private watch(managed: ManagedClient, name: string): void {
+    if (managed.client instanceof Cluster) return;
+    const { commandTimeoutMs } = this.options;
+    const added: Array<{ start(): void; stop(): void }> = [new FrozenServerWatchdog(managed.client, name, this.logger, Math.max(100, Math.floor(commandTimeoutMs / 2)), commandTimeoutMs)];
+    if (managed.kind === 'sentinel') added.push(new SentinelSwitchWatcher(managed.client, name, this.logger));
+    for (const watcher of added) watcher.start();
+    this.watchers.push(...added);
   }
 
   /** The client of a configured connection (`'default'` is the `connection` option). */
@@ -105,6 +124,7 @@ export class RedisConnections implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const watcher of this.watchers) watcher.stop();
     const dedicated = [...this.dedicated];
     this.dedicated.clear();
     await Promise.all(dedicated.map((client) => closeClient(client, this.options.shutdownTimeoutMs)));
