@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../core/advice/method-advice.interface';
+import { type AdvisedMethod, type MethodAdvice, type MethodAdvisor, PROCEED } from '../core/advice/method-advice.interface';
 import { RateLimitExceededError } from '../errors/rate-limit-exceeded.error';
 import { RateLimiterService } from './rate-limiter.service';
 import { type RateLimitMetadata, resolveLimiter } from './resolve-limiter';
@@ -14,7 +14,8 @@ export class RateLimitAdvisor implements MethodAdvisor<RateLimitMetadata> {
     // Validates at bootstrap, for controllers too: a bad policy fails startup, not the first request.
     const limiter = resolveLimiter(metadata, where, where);
     // The guard already decided before the handler ran; deciding again would count every request twice.
-    if (method.isController) return (_invocation, proceed) => proceed();
+    // PROCEED is left out of the chain, so the handler runs with no advice work at all.
+    if (method.isController) return PROCEED;
     const { key, name, compiled, cost, outage } = limiter;
     const prefix = `${name}:`;
     return async (invocation, proceed) => {
