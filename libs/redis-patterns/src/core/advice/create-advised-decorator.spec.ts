@@ -11,12 +11,12 @@ import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from './method-advice
 /** A test-only advisor: records every call with its resolved arguments and wraps the result. */
 @Injectable()
 class TraceAdvisor implements MethodAdvisor<{ label: string }> {
-  readonly calls: Array<{ label: string; method: string; args: unknown[]; isController: boolean }> = [];
+  readonly calls: Array<{ label: string; method: string; args: unknown[]; isController: boolean; http: boolean }> = [];
 
   prepare(options: { label: string }, method: AdvisedMethod): MethodAdvice {
     if (!options.label) throw new Error('label is required');
     return async (invocation, proceed) => {
-      this.calls.push({ label: options.label, method: method.methodName, args: invocation.args, isController: method.isController });
+      this.calls.push({ label: options.label, method: method.methodName, args: [...invocation.args], isController: method.isController, http: !!invocation.http });
       invocation.http?.setHeader('X-Trace', options.label);
       const result = await proceed();
       return typeof result === 'string' ? `${options.label}(${result})` : result;
@@ -54,6 +54,13 @@ class ItemsController {
   @Get(':id')
   async item(@Param('id', ParseIntPipe) id: number): Promise<{ id: number; type: string; greeting: string }> {
     return { id, type: typeof id, greeting: await this.greetings.greet('item') };
+  }
+
+  @Get('count/:a')
+  @Trace('count')
+  async count(@Param('a') a: string): Promise<{ a: string; received: number }> {
+    // eslint-disable-next-line prefer-rest-params
+    return { a, received: arguments.length };
   }
 
   @Get('busy/now')
@@ -117,6 +124,19 @@ describe('createAdvisedDecorator', () => {
     // The provider call made inside the handler is advised too, but without the HTTP call.
     expect(advisor.calls.slice(1).map((c) => c.isController)).toEqual([false, false]);
     expect(Reflect.getMetadata(PATH_METADATA, ItemsController.prototype.item)).toBe(':id');
+  });
+
+  it('hands the HTTP call to the advice through a hidden parameter the method never sees', async () => {
+    const advisor = app.get(TraceAdvisor);
+    advisor.calls.length = 0;
+    const response = await request(app.getHttpServer()).get('/items/count/x').expect(200);
+    expect(response.body).toEqual({ a: 'x', received: 1 });
+    expect(response.headers['x-trace']).toBe('count');
+    expect(advisor.calls).toEqual([{ label: 'count', method: 'count', args: ['x'], isController: true, http: true }]);
+    // Called directly (not by the router), a handler is advised without an HTTP call and gets its arguments as given.
+    advisor.calls.length = 0;
+    await expect(app.get(ItemsController).count('y')).resolves.toEqual({ a: 'y', received: 1 });
+    expect(advisor.calls).toEqual([{ label: 'count', method: 'count', args: ['y'], isController: true, http: false }]);
   });
 
   it('maps an HttpMappableError thrown by a handler to its status and headers', async () => {
