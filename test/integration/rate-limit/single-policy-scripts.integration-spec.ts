@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Cluster, Redis } from 'ioredis';
-import { type RateLimitPolicy, RedisConnections } from '@app/redis-patterns';
+import { type RateLimitPolicy, RateLimiterService, RedisConnections } from '@app/redis-patterns';
 import { runScript } from '@app/redis-patterns/core/scripts/redis-script';
 import { compilePolicies } from '@app/redis-patterns/rate-limit/compile-policies';
 import { consumeScript } from '@app/redis-patterns/rate-limit/scripts/consume.script';
@@ -66,6 +66,22 @@ describe.each<TopologyName>(['standalone', 'cluster'])('single-policy scripts on
     await runScript(client, call.script, [key], [2, 2, 60_000]);
     expect((await runScript(client, call.script, [key], [1, 2, 60_000]))[0]).toBe(0);
     expect(await client.get(key)).toBe('2');
+  });
+
+  it('three policies (keys padded to the four-key script) decide all-or-nothing, each counted once', async () => {
+    const limiter = app.get(RateLimiterService);
+    const policies: RateLimitPolicy[] = [
+      { algorithm: 'fixed-window', limit: 4, windowMs: 60_000 },
+      { algorithm: 'sliding-window', limit: 3, windowMs: 60_000 },
+      { algorithm: 'gcra', limit: 10, periodMs: 60_000 },
+    ];
+    expect(compilePolicies(policies, 'policy', error).call.script.numberOfKeys).toBe(4);
+    const decisions = await Promise.all(Array.from({ length: 20 }, () => limiter.consume('padded', policies)));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(3);
+    expect(decisions.find((d) => !d.allowed)).toMatchObject({ policyIndex: 1, limit: 3 });
+    // The padding repeats the last key: it must not be consumed twice.
+    const states = await Promise.all(policies.map((policy) => limiter.consume('padded', policy, { cost: 0 })));
+    expect(states.map((d) => d.remaining)).toEqual([1, 0, 7]);
   });
 
   it('leaves no key without a TTL', async () => {

@@ -162,11 +162,12 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     this.logger.warn(`Rate limiter "${limiter}" could not reach Redis, ${policy}${more}: ${reason}`);
   }
 
+  // The policies' keys, padded (by repeating the last) to the script's key count: see consumeScript.
   private keysFor(identity: string, compiled: CompiledPolicies): string[] {
     const group = this.keys.slotGroup('rl', identity);
     const suffixes = compiled.keySuffixes;
-    const keys = new Array<string>(suffixes.length);
-    for (let i = 0; i < suffixes.length; i++) keys[i] = group + suffixes[i];
+    const keys = new Array<string>(compiled.call.script.numberOfKeys);
+    for (let i = 0; i < keys.length; i++) keys[i] = group + suffixes[Math.min(i, suffixes.length - 1)];
     return keys;
   }
 

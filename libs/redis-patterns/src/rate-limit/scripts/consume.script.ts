@@ -8,7 +8,9 @@ import { TOKEN_BUCKET_LUA } from './token-bucket.lua';
 /**
  * Decides a call against every policy of a limiter at once: one script, one round trip, all-or-nothing.
  *
- * KEYS[i]  the state key of policy i; all share the identity's hash tag, so one slot (cluster-safe)
+ * KEYS[i]  the state key of policy i; all share the identity's hash tag, so one slot (cluster-safe). KEYS may
+ *          hold more keys than policies (padding up to the script's key count, see consumeScript): only the
+ *          first (#ARGV - 2) / 3 are used
  * ARGV[1]  cost (units; fractional only for token-bucket / GCRA, checked by the caller)
  * ARGV[2]  nonce, unique per call when a policy keeps a sliding log (its members), else empty
  * ARGV[3i..3i+2]  per policy: algorithm code (1 fixed, 2 sliding log, 3 sliding counter, 4 token bucket, 5 GCRA),
@@ -25,9 +27,10 @@ local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
 local cost = tonumber(ARGV[1])
 local nonce = ARGV[2]
+local count = (#ARGV - 2) / 3
 local results, commits = {}, {}
 local allowed = true
-for i = 1, #KEYS do
+for i = 1, count do
   local j = 3 * i
   local ok, available, reset_now, reset_after, retry, commit =
     checks[tonumber(ARGV[j])](KEYS[i], tonumber(ARGV[j + 1]), tonumber(ARGV[j + 2]), cost, now, nonce .. ':' .. i)
@@ -36,10 +39,10 @@ for i = 1, #KEYS do
   commits[i] = commit
 end
 if allowed and cost > 0 then
-  for i = 1, #KEYS do commits[i]() end
+  for i = 1, count do commits[i]() end
 end
 local out = { allowed and 1 or 0 }
-for i = 1, #KEYS do
+for i = 1, count do
   local r = results[i]
   if allowed then
     out[#out + 1] = math.max(math.floor(r[1] - cost), 0)
@@ -54,17 +57,20 @@ end
 return out
 `;
 
-// runScript needs a fixed key count, so there is one registered command per policy count (same body, same SHA:
-// the server caches the script once). All are declared up front: registerScripts defines declared scripts on a
-// connection when it is created, and a command defined later could miss an auto-pipeline already open.
-const byKeyCount: ReadonlyArray<RedisScript<number[]>> = Array.from({ length: 16 }, (_, i) =>
-  defineScript<number[]>(`rate_limit_${i + 1}`, i + 1, CONSUME_LUA),
-);
+// runScript needs a fixed key count, so there is one registered command per key count (same body, same SHA: the
+// server caches the script once). All are declared up front: registerScripts defines declared scripts on a
+// connection when it is created, and a command defined later could miss an auto-pipeline already open. Only a few
+// sizes, with keys padded up to the next one: ioredis copies every defined command into each (auto-)pipeline it
+// creates, so each definition costs a little on every batch of every pattern.
+const SIZES = [1, 2, 4, 8, 16] as const;
+const bySize = new Map(SIZES.map((size) => [size, defineScript<number[]>(`rate_limit_${size}`, size, CONSUME_LUA)]));
 
 /**
- * The generic consume script for `policyCount` policies (1 to 16). A single policy normally uses its algorithm's
- * specialised script (scripts/single-*.script.ts), which this one agrees with on keys, state and replies.
+ * The generic consume script for `policyCount` policies (1 to 16): its key count is `policyCount` rounded up to
+ * 1, 2, 4, 8 or 16 (pad KEYS by repeating the last key). A single policy normally uses its algorithm's specialised
+ * script (scripts/single-*.script.ts), which this one agrees with on keys, state and replies.
  */
 export function consumeScript(policyCount: number): RedisScript<number[]> {
-  return byKeyCount[policyCount - 1];
+  const size = SIZES.find((n) => n >= policyCount) ?? 16;
+  return bySize.get(size)!;
 }
