@@ -24,7 +24,6 @@ export { escapeKeyPart, MAX_KEY_PART_LENGTH } from './core/keys/escape-key-part'
 export { defineScript, registerScripts, runScript } from './core/scripts/redis-script';
 export type { RedisScript } from './core/scripts/redis-script';
 export { createAdvisedDecorator } from './core/advice/create-advised-decorator';
-export { HttpEdgeInterceptor } from './core/advice/http-edge.interceptor';
 export type { AdvisedMethod, MethodAdvice, MethodAdvisor, MethodInvocation } from './core/advice/method-advice.interface';
 export type { HttpCall } from './core/advice/http-call';
 
@@ -33,7 +32,9 @@ export { InvalidOptionsError } from './errors/invalid-options.error';
 export { InvalidArgumentError } from './errors/invalid-argument.error';
 export { ConnectionNotFoundError } from './errors/connection-not-found.error';
 export { RedisPatternsNotBoundError } from './errors/redis-patterns-not-bound.error';
+export { HttpMappableDomainError } from './errors/http-mappable';
 export type { HttpMappableError, HttpResponseSpec } from './errors/http-mappable';
+export { HttpMappableErrorFilter } from './core/advice/http-mappable-error.filter';
 
 // Patterns
 export * from './cache/index';

@@ -1,7 +1,7 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
-import { APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
+import { APP_FILTER, DiscoveryModule } from '@nestjs/core';
 import { CACHE_PROVIDERS } from './cache/cache.providers';
-import { HttpEdgeInterceptor } from './core/advice/http-edge.interceptor';
+import { HttpMappableErrorFilter } from './core/advice/http-mappable-error.filter';
 import { MethodAdviceExplorer } from './core/advice/method-advice.explorer';
 import { requestedConnectionNames } from './core/connections/inject-redis.decorator';
 import { RedisConnections } from './core/connections/redis-connections';
@@ -29,10 +29,9 @@ const CORE_PROVIDERS: Provider[] = [
   },
   { provide: KeyBuilder, useFactory: (options: ResolvedRedisPatternsOptions) => new KeyBuilder(options.keyPrefix), inject: [RESOLVED_OPTIONS] },
   MethodAdviceExplorer,
-  HttpEdgeInterceptor,
-  // Global, so that a domain error thrown by a decorated provider (a lock contention inside a service) is answered
-  // properly by any handler that calls it, decorated or not.
-  { provide: APP_INTERCEPTOR, useClass: HttpEdgeInterceptor },
+  // A filter, not an interceptor: it costs nothing unless a library error reaches Nest, where it answers 409/429/503
+  // even under a handler that has no decorator of ours.
+  { provide: APP_FILTER, useClass: HttpMappableErrorFilter },
 ];
 
 const PATTERN_PROVIDERS: Provider[] = [
@@ -54,7 +53,7 @@ const PATTERN_PROVIDERS: Provider[] = [
 @Module({
   imports: [DiscoveryModule],
   providers: [...CORE_PROVIDERS, ...PATTERN_PROVIDERS],
-  exports: [RESOLVED_OPTIONS, RedisConnections, KeyBuilder, HttpEdgeInterceptor, ...PATTERN_PROVIDERS],
+  exports: [RESOLVED_OPTIONS, RedisConnections, KeyBuilder, ...PATTERN_PROVIDERS],
 })
 export class RedisPatternsModule extends RedisPatternsConfigurableModule {
   static override forRoot(options: typeof REDIS_PATTERNS_OPTIONS_TYPE): DynamicModule {

@@ -6,12 +6,20 @@ export interface HttpResponseSpec {
 }
 
 /**
- * A domain error that knows its HTTP answer (e.g. a lock contention → 409 with Retry-After). Thrown from a
- * decorated controller handler, it is turned into that response by the module's HTTP edge interceptor; thrown
- * from a provider method, it stays a plain typed error.
+ * A domain error that knows its HTTP answer (e.g. a lock contention → 409 with Retry-After). Thrown on an HTTP
+ * request — by a decorated handler, or by a decorated provider under any handler — it becomes that response; in a
+ * provider called elsewhere it stays a plain typed error.
  */
 export interface HttpMappableError extends Error {
   toHttpResponse(): HttpResponseSpec;
+}
+
+/**
+ * Base class of the library's errors that map to an HTTP answer. The module's global exception filter catches this
+ * class (so it costs nothing on the success path, unlike a global interceptor).
+ */
+export abstract class HttpMappableDomainError extends Error implements HttpMappableError {
+  abstract toHttpResponse(): HttpResponseSpec;
 }
 
 export function isHttpMappableError(error: unknown): error is HttpMappableError {

@@ -1,4 +1,4 @@
-import type { HttpMappableError, HttpResponseSpec } from './http-mappable';
+import { HttpMappableDomainError, type HttpResponseSpec } from './http-mappable';
 
 /**
  * Why a lock was not acquired:
@@ -14,7 +14,7 @@ export type LockFailureReason = 'contention' | 'unavailable' | 'replication' | '
  * Thrown by `LockService.acquire`, `using` and `@WithLock` when the lock could not be taken. On an HTTP handler it
  * answers 409 Conflict with `Retry-After` on contention, and 503 Service Unavailable when Redis is unreachable.
  */
-export class LockNotAcquiredError extends Error implements HttpMappableError {
+export class LockNotAcquiredError extends HttpMappableDomainError {
   constructor(
     readonly resource: string,
     readonly reason: LockFailureReason,

@@ -1,5 +1,5 @@
 import type { RateLimitDecision } from '../rate-limit/rate-limit-policy';
-import type { HttpMappableError, HttpResponseSpec } from './http-mappable';
+import { HttpMappableDomainError, type HttpResponseSpec } from './http-mappable';
 
 /**
  * Thrown by a provider method decorated with `@RateLimit` when the call is denied; carries the decision
@@ -9,7 +9,7 @@ import type { HttpMappableError, HttpResponseSpec } from './http-mappable';
  * @example
  * try { await mailer.send(to) } catch (e) { if (e instanceof RateLimitExceededError) retryIn(e.decision.retryAfterMs) }
  */
-export class RateLimitExceededError extends Error implements HttpMappableError {
+export class RateLimitExceededError extends HttpMappableDomainError {
   constructor(
     readonly decision: RateLimitDecision,
     /** The limiter's name (`Class.method` unless named). */

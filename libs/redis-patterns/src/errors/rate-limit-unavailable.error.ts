@@ -1,10 +1,10 @@
-import type { HttpMappableError, HttpResponseSpec } from './http-mappable';
+import { HttpMappableDomainError, type HttpResponseSpec } from './http-mappable';
 
 /**
  * Thrown by a fail-closed limiter (`failOpen: false`, no in-memory fallback) when Redis cannot decide (down,
  * frozen past the command timeout): the call is refused rather than let through unlimited. HTTP: 503.
  */
-export class RateLimitUnavailableError extends Error implements HttpMappableError {
+export class RateLimitUnavailableError extends HttpMappableDomainError {
   constructor(
     readonly limiter: string,
     options?: { cause?: unknown },

@@ -3,7 +3,7 @@ import { PATH_METADATA } from '@nestjs/common/constants.js';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { RedisPatternsNotBoundError } from '../../errors/redis-patterns-not-bound.error';
-import type { HttpMappableError } from '../../errors/http-mappable';
+import { HttpMappableDomainError } from '../../errors/http-mappable';
 import { RedisPatternsModule } from '../../redis-patterns.module';
 import { createAdvisedDecorator } from './create-advised-decorator';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from './method-advice.interface';
@@ -26,7 +26,7 @@ class TraceAdvisor implements MethodAdvisor<{ label: string }> {
 
 const Trace = (label: string) => createAdvisedDecorator(TraceAdvisor, { label });
 
-class ConflictError extends Error implements HttpMappableError {
+class ConflictError extends HttpMappableDomainError {
   toHttpResponse() {
     return { status: 409, headers: { 'Retry-After': '3' }, body: { statusCode: 409, message: 'busy' } };
   }
