@@ -5,19 +5,14 @@ import type { AttemptResult, LockStore } from './lock-store.interface';
 import { ACQUIRE_LOCK_SCRIPT } from './scripts/acquire-lock.script';
 import { EXTEND_LOCK_SCRIPT } from './scripts/extend-lock.script';
 import { RELEASE_LOCK_SCRIPT } from './scripts/release-lock.script';
-import { WriteCoalescer } from './write-coalescer';
 
 /** Locks on one Redis deployment (standalone, sentinel-managed or cluster): acquire = 1 round trip, release = 1. */
 export class SingleLockStore implements LockStore {
-  private readonly writes: WriteCoalescer;
-
   constructor(
     private readonly client: RedisClient,
     private readonly fenceTtlMs: number,
     private readonly replication: { readonly replicas: number; readonly timeoutMs: number } = { replicas: 0, timeoutMs: 0 },
-  ) {
-    this.writes = new WriteCoalescer(client);
-  }
+  ) {}
 
   attempt(keys: LockKeys, token: string, ttlMs: number): Promise<AttemptResult> {
     const cleanUp = (error: unknown): never => {
@@ -26,7 +21,6 @@ export class SingleLockStore implements LockStore {
     };
     if (this.replication.replicas > 0) return this.attemptWithWait(keys, token, ttlMs).catch(cleanUp);
     // The common case stays one promise deep: no async wrappers on the hot path.
-    this.writes.hold();
     return runScript(this.client, ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], [token, ttlMs, this.fenceTtlMs]).then(toAttemptResult, cleanUp);
   }
 
@@ -72,12 +66,10 @@ export class SingleLockStore implements LockStore {
   }
 
   extend(keys: LockKeys, token: string, ttlMs: number): Promise<boolean> {
-    this.writes.hold();
     return runScript(this.client, EXTEND_LOCK_SCRIPT, [keys.lock], [token, ttlMs]).then(isOne);
   }
 
   release(keys: LockKeys, token: string): Promise<boolean> {
-    this.writes.hold();
     return runScript(this.client, RELEASE_LOCK_SCRIPT, [keys.lock], [token]).then(isOne);
   }
 }
