@@ -17,17 +17,25 @@ import { TOKEN_BUCKET_LUA } from './token-bucket.lua';
  *          then its two parameters (limit|capacity|burst, windowMs|refillPerSecond|intervalMs)
  * Returns  { allowed (1|0), then per policy: remaining, resetMs, retryAfterMs } as integers
  *
- * Time is Redis TIME, read once: every instance, whatever its clock, sees the same windows (invariant 3). Phase
- * one checks every policy without writing; phase two consumes from all of them only if all allowed, so a denied
- * call costs nothing anywhere (no partial consumption as with sequential limiters).
+ * Time is Redis TIME, read once (not at all when every policy is a fixed window): every instance, whatever its
+ * clock, sees the same windows (invariant 3). Phase one checks every policy without writing; phase two consumes
+ * from all of them only if all allowed, so a denied call costs nothing anywhere (no partial consumption as with
+ * sequential limiters).
  */
 const CONSUME_LUA = `${FIXED_WINDOW_LUA}${SLIDING_WINDOW_LUA}${SLIDING_WINDOW_COUNTER_LUA}${TOKEN_BUCKET_LUA}${GCRA_LUA}
 local checks = { fixed_window, sliding_window, sliding_window_counter, token_bucket, gcra }
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
 local cost = tonumber(ARGV[1])
 local nonce = ARGV[2]
 local count = (#ARGV - 2) / 3
+-- Fixed windows need no clock (their window is the key's TTL): read TIME only if another algorithm is involved.
+local now = 0
+for i = 1, count do
+  if ARGV[3 * i] ~= '1' then
+    local time = redis.call('TIME')
+    now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+    break
+  end
+end
 local results, commits = {}, {}
 local allowed = true
 for i = 1, count do
