@@ -1,8 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
-import type { Cluster, Redis } from 'ioredis';
+import Redis, { type Cluster } from 'ioredis';
 import { type RateLimitPolicy, RateLimiterService, RedisConnections } from '@app/redis-patterns';
 import { runScript } from '@app/redis-patterns/core/scripts/redis-script';
 import { compilePolicies } from '@app/redis-patterns/rate-limit/compile-policies';
+import { RATE_LIMIT_SCRIPTS } from '@app/redis-patterns/rate-limit/script-call';
 import { consumeScript } from '@app/redis-patterns/rate-limit/scripts/consume.script';
 import { connectionFor, keysWithoutTtl, type TopologyName, uniquePrefix } from '../../support/redis-env';
 import { startApp } from './rate-limit-app';
@@ -82,6 +83,17 @@ describe.each<TopologyName>(['standalone', 'cluster'])('single-policy scripts on
     // The padding repeats the last key: it must not be consumed twice.
     const states = await Promise.all(policies.map((policy) => limiter.consume('padded', policy, { cost: 0 })));
     expect(states.map((d) => d.remaining)).toEqual([1, 0, 7]);
+  });
+
+  it('sends decisions outside the auto-pipeline, leaving every other command and client as configured', async () => {
+    await app.get(RateLimiterService).consume('direct', { algorithm: 'gcra', limit: 5, periodMs: 1000 });
+    const ignored = (client.options as { autoPipeliningIgnoredCommands: string[] }).autoPipeliningIgnoredCommands;
+    expect(ignored).toEqual(expect.arrayContaining(RATE_LIMIT_SCRIPTS.map((script) => script.commandName)));
+    // Only script commands (ours, and other patterns' that made the same choice): plain commands still batch.
+    expect(ignored.every((name) => name.startsWith('rp_'))).toBe(true);
+    const other = new Redis({ lazyConnect: true });
+    expect(other.options.autoPipeliningIgnoredCommands).toEqual([]);
+    other.disconnect();
   });
 
   it('leaves no key without a TTL', async () => {

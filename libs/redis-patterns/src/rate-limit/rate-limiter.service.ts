@@ -12,7 +12,8 @@ import { checkCost, compilePolicies, type CompiledPolicies, type PolicyErrorFact
 import { MemoryRateLimiter } from './memory/memory-rate-limiter';
 import { OutageBreaker } from './outage-breaker';
 import type { RateLimitConsumeOptions, RateLimitDecision, RateLimitOutageOptions, RateLimitPolicy } from './rate-limit-policy';
-import { scriptArgs } from './script-call';
+import { sendWithoutAutoPipelining } from './direct-scripts';
+import { RATE_LIMIT_SCRIPTS, scriptArgs } from './script-call';
 import { failOpenDecision, toDecision } from './to-decision';
 
 const NO_OPTIONS: RateLimitConsumeOptions = Object.freeze({});
@@ -172,7 +173,13 @@ export class RateLimiterService implements BeforeApplicationShutdown {
   }
 
   private redis(): RedisClient {
-    return (this.client ??= this.connections.get(this.options.rateLimit?.connection));
+    if (!this.client) {
+      const client = this.connections.get(this.options.rateLimit?.connection);
+      // Decisions are latency-bound: see sendWithoutAutoPipelining for why they skip the auto-pipeline.
+      sendWithoutAutoPipelining(client, RATE_LIMIT_SCRIPTS);
+      this.client = client;
+    }
+    return this.client;
   }
 }
 

@@ -1,6 +1,6 @@
 import type { RedisScript } from '../core/scripts/redis-script';
 import type { RateLimitAlgorithm } from './rate-limit-policy';
-import { consumeScript } from './scripts/consume.script';
+import { CONSUME_SCRIPTS, consumeScript } from './scripts/consume.script';
 import { singleFixedWindowScript } from './scripts/single-fixed-window.script';
 import { singleGcraScript } from './scripts/single-gcra.script';
 import { singleSlidingWindowCounterScript } from './scripts/single-sliding-window-counter.script';
@@ -35,6 +35,9 @@ const SINGLE: Readonly<Record<RateLimitAlgorithm, RedisScript<number[]>>> = {
   'token-bucket': singleTokenBucketScript,
   gcra: singleGcraScript,
 };
+
+/** Every script a decision may run. */
+export const RATE_LIMIT_SCRIPTS: ReadonlyArray<RedisScript<number[]>> = [...Object.values(SINGLE), ...CONSUME_SCRIPTS];
 
 /** The script call of a list of validated policies. */
 export function scriptCallFor(policies: readonly CallPolicy[]): ScriptCall {

@@ -73,6 +73,9 @@ return out
 const SIZES = [1, 2, 4, 8, 16] as const;
 const bySize = new Map(SIZES.map((size) => [size, defineScript<number[]>(`rate_limit_${size}`, size, CONSUME_LUA)]));
 
+/** Every declared size of the generic script. */
+export const CONSUME_SCRIPTS: ReadonlyArray<RedisScript<number[]>> = [...bySize.values()];
+
 /**
  * The generic consume script for `policyCount` policies (1 to 16): its key count is `policyCount` rounded up to
  * 1, 2, 4, 8 or 16 (pad KEYS by repeating the last key). A single policy normally uses its algorithm's specialised
