@@ -12,7 +12,7 @@ import { checkCost, compilePolicies, type CompiledPolicies, type PolicyErrorFact
 import { MemoryRateLimiter } from './memory/memory-rate-limiter';
 import { OutageBreaker } from './outage-breaker';
 import type { RateLimitConsumeOptions, RateLimitDecision, RateLimitOutageOptions, RateLimitPolicy } from './rate-limit-policy';
-import { sendWithoutAutoPipelining } from './direct-scripts';
+import { excludeFromAutoPipelining } from '../core/scripts/exclude-from-auto-pipelining';
 import { RATE_LIMIT_SCRIPTS, scriptArgs } from './script-call';
 import { failOpenDecision, toDecision } from './to-decision';
 
@@ -175,8 +175,8 @@ export class RateLimiterService implements BeforeApplicationShutdown {
   private redis(): RedisClient {
     if (!this.client) {
       const client = this.connections.get(this.options.rateLimit?.connection);
-      // Decisions are latency-bound: see sendWithoutAutoPipelining for why they skip the auto-pipeline.
-      sendWithoutAutoPipelining(client, RATE_LIMIT_SCRIPTS);
+      // Decisions are latency-bound: see excludeFromAutoPipelining for why they skip the auto-pipeline.
+      excludeFromAutoPipelining(client, RATE_LIMIT_SCRIPTS);
       this.client = client;
     }
     return this.client;

@@ -119,7 +119,10 @@ export class CacheEngine {
       if (opts.token) void this.release(entry, opts.token);
       return false;
     }
-    if (!this.health.available()) return false;
+    if (!this.health.writable()) {
+      if (opts.token) void this.release(entry, opts.token);
+      return false;
+    }
     const px = jitteredTtlMs(policy) + policy.staleMs;
     try {
       let written: boolean;
@@ -153,13 +156,15 @@ export class CacheEngine {
   }
 
   private async fill<T>(entry: string, loader: () => Promise<T>, policy: EntryPolicy, keep?: StorePredicate): Promise<Fetched<T>> {
+    // Redis failed a moment ago (this call's read, most likely): go to the source without another deadline.
+    if (!this.health.writable()) return this.load(entry, loader, policy, keep, undefined, undefined);
     let epochs: number[] | undefined = [];
     if (policy.tags.length > 0) epochs = await this.tagEpochs(policy.tags);
     const token = randomBytes(12).toString('base64url');
     const deadline = Date.now() + this.settings.lockWaitMs;
     let delayMs = 5;
     for (;;) {
-      if (!this.health.available()) return this.load(entry, loader, policy, keep, epochs, undefined);
+      if (!this.health.writable()) return this.load(entry, loader, policy, keep, epochs, undefined);
       let reply;
       try {
         reply = await this.store.fillLock(entry, token, this.settings.lockTtlMs, true);

@@ -32,6 +32,7 @@ export class CacheHealth {
   readonly stats: CacheStats = { hits: 0, misses: 0, staleHits: 0, loads: 0, refreshes: 0, errors: 0, bypassed: 0, skippedWrites: 0 };
   private consecutive = 0;
   private openUntil = 0;
+  private lastFailureAt = 0;
   private lastLogAt = 0;
   private unlogged = 0;
 
@@ -51,6 +52,14 @@ export class CacheHealth {
     return false;
   }
 
+  /**
+   * False while the breaker is open and for one cooldown after any failure: fills and writes (fill lock, tag epochs,
+   * the write) then skip Redis, so a miss during an outage costs one command deadline (its read), not one per step.
+   */
+  writable(): boolean {
+    return this.available() && Date.now() - this.lastFailureAt >= this.settings.breakerCooldownMs;
+  }
+
   succeeded(): void {
     this.consecutive = 0;
   }
@@ -58,6 +67,7 @@ export class CacheHealth {
   /** Records a Redis failure of `operation` (never rethrown: the cache fails open). */
   failed(operation: string, error: unknown): void {
     this.stats.errors++;
+    this.lastFailureAt = Date.now();
     if (++this.consecutive >= this.settings.breakerThreshold && this.settings.breakerCooldownMs > 0) {
       this.openUntil = Date.now() + this.settings.breakerCooldownMs;
     }
