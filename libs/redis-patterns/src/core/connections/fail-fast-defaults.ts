@@ -1,8 +1,11 @@
 import type { RedisOptions } from 'ioredis';
 
-/** Reconnect backoff: exponential from 50 ms, capped at 2 s, with jitter so a fleet does not reconnect in step. */
+/**
+ * Reconnect backoff: exponential from 50 ms, capped at 1 s so the application is back within about a second of
+ * the server, with jitter so a fleet does not reconnect in step.
+ */
 export function reconnectDelayMs(attempt: number): number {
-  return Math.min(50 * 2 ** Math.max(0, attempt - 1), 2000) + Math.floor(Math.random() * 100);
+  return Math.min(50 * 2 ** Math.max(0, attempt - 1), 1000) + Math.floor(Math.random() * 100);
 }
 
 /** A demoted master answers READONLY after a failover: reconnect (and resend) so writes reach the new master. */
