@@ -15,7 +15,8 @@ describe.each(STRUCTURE_TOPOLOGIES)('UniqueCounter on %s', (topology) => {
 
   beforeAll(async () => {
     admin = rawClient(topology);
-    app = await startApp(topology, prefix, { uniqueCounter: { defaultTtl: 900 } });
+    // 5000 concurrent adds queue behind each other: a deadline that fits a loaded 2-core CI machine, not 500 ms.
+    app = await startApp(topology, prefix, { uniqueCounter: { defaultTtl: 900 }, commandTimeoutMs: 5000 });
     counter = app.get(UniqueCounter);
   });
 

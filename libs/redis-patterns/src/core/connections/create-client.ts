@@ -51,9 +51,7 @@ export function createClient(config: RedisConnectionConfig, settings: ClientSett
     const { commandTimeout, connectTimeout, ...perNodeDefaults } = defaults;
     const client = new Cluster(nodes, {
       enableOfflineQueue: false,
-      // Off on a cluster: an auto-pipelined batch that meets MOVED/ASK during a resharding fails as a whole, and
-      // the fault suite measured 5× more caller-visible errors with it on.
-      enableAutoPipelining: false,
+      enableAutoPipelining: true,
       lazyConnect: true,
       clusterRetryStrategy: defaults.retryStrategy as (times: number) => number,
       ...options,
