@@ -120,6 +120,28 @@ describe('sample API over HTTP (Express)', () => {
     await http.post('/events').send({ type: 'NOT OK' }).expect(400);
   });
 
+  it('GET /events/stream pushes the notification a purchase publishes over pub/sub (SSE)', async () => {
+    await app.listen(0, '127.0.0.1');
+    const controller = new AbortController();
+    const response = await fetch(`${await app.getUrl()}/events/stream`, { signal: controller.signal });
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const reader = response.body!.getReader();
+    let received = '';
+    try {
+      await http.post('/events').send({ type: 'purchase', visitor: 'sse-buyer' }).expect(202);
+      const deadline = Date.now() + 5000;
+      while (!received.includes('sse-buyer made a purchase') && Date.now() < deadline) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        received += Buffer.from(value).toString();
+      }
+    } finally {
+      controller.abort();
+    }
+    expect(received).toContain('event: notification');
+    expect(received).toContain('sse-buyer made a purchase');
+  });
+
   it('leaves no key of its own without a TTL, except streams', async () => {
     const offenders = await keysWithoutTtl(admin, `${prefix}:*`, (key) => key.startsWith(`${prefix}:stream:`) || key.endsWith(':fence'));
     expect(offenders).toEqual([]);
