@@ -6,6 +6,7 @@ import { clusterScenario } from './cluster-migration';
 import { hostileScenario } from './hostile-input';
 import { secretsScenario } from './secrets';
 import { outageScenario } from './outage';
+import { streamsCrashScenario } from './streams-crash';
 
 /** Every scenario, in the order the suite runs them. */
-export const SCENARIOS: readonly Scenario[] = [locksScenario, rateLimitSkewScenario, sentinelScenario, clusterScenario, hostileScenario, secretsScenario, outageScenario];
+export const SCENARIOS: readonly Scenario[] = [locksScenario, rateLimitSkewScenario, sentinelScenario, clusterScenario, hostileScenario, secretsScenario, outageScenario, streamsCrashScenario];
