@@ -1,11 +1,15 @@
-import { Controller, Get, Module, Query } from '@nestjs/common';
+import { Controller, Get, Inject, Module, Query } from '@nestjs/common';
 import { libraryExport } from '../lib/our-library';
 import { CACHE_TTL_S, CACHED_VALUE } from '../suites/payload';
 import { decorateMethod } from './decorate';
+import { NEAR_CACHED_PATH, NEAR_STATS_PATH } from './near-cache-stats';
 
 type DecoratorFactory = (options: object) => MethodDecorator;
 
-/** Our decorators on three endpoints: @Cacheable (a hit after the first call), @RateLimit (always allowed), @WithLock. */
+/**
+ * Our decorators on four endpoints: @Cacheable (a hit after the first call, read from Redis), @Cacheable with the
+ * near cache (an L1 hit after the first call), @RateLimit (always allowed), @WithLock.
+ */
 @Controller()
 class OursController {
   cached() {
@@ -19,10 +23,24 @@ class OursController {
   locked(id: string) {
     return { ...CACHED_VALUE, id };
   }
+
+  nearCached() {
+    return CACHED_VALUE;
+  }
+}
+
+/** The near cache's counters, so the benchmark can check that the near-cache endpoint was answered from L1. */
+class NearStatsController {
+  constructor(private readonly cache: { nearStats(): unknown }) {}
+
+  stats() {
+    return this.cache.nearStats();
+  }
 }
 
 // Endpoints whose decorator is not in the library yet are left unrouted (the runner reports them as not available).
 const Cacheable = libraryExport<DecoratorFactory>('Cacheable');
+const CacheService = libraryExport<new (...args: never[]) => object>('CacheService');
 const RateLimit = libraryExport<DecoratorFactory>('RateLimit');
 const WithLock = libraryExport<DecoratorFactory>('WithLock');
 if (Cacheable) decorateMethod(OursController, 'cached', [Get('cached'), Cacheable({ key: 'http-user', ttl: CACHE_TTL_S })]);
@@ -32,10 +50,21 @@ if (WithLock) {
   Query('id')(OursController.prototype, 'locked', 0);
   decorateMethod(OursController, 'locked', [Get('locked'), WithLock({ resource: (id: string) => `order:${id}`, ttlMs: 5_000 })]);
 }
+// Near cache turned on for this method only (the module default stays off), as an application would for a hot key.
+const nearRouted = Cacheable !== undefined && CacheService !== undefined;
+if (nearRouted) {
+  decorateMethod(OursController, 'nearCached', [Get(NEAR_CACHED_PATH.slice(1)), Cacheable({ key: 'http-near', ttl: CACHE_TTL_S, nearCache: true })]);
+  Inject(CacheService)(NearStatsController, undefined as never, 0);
+  Controller()(NearStatsController);
+  decorateMethod(NearStatsController, 'stats', [Get(NEAR_STATS_PATH.slice(1))]);
+}
 
 export function oursModule(redisUrl: string): unknown {
   const RedisPatternsModule = libraryExport<{ forRoot(options: object): unknown }>('RedisPatternsModule')!;
-  @Module({ imports: [RedisPatternsModule.forRoot({ connection: redisUrl, keyPrefix: 'bench-http' }) as never], controllers: [OursController] })
+  @Module({
+    imports: [RedisPatternsModule.forRoot({ connection: redisUrl, keyPrefix: 'bench-http' }) as never],
+    controllers: nearRouted ? [OursController, NearStatsController] : [OursController],
+  })
   class OursModule {}
   return OursModule;
 }
