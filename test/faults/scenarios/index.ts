@@ -7,6 +7,7 @@ import { hostileScenario } from './hostile-input';
 import { secretsScenario } from './secrets';
 import { outageScenario } from './outage';
 import { streamsCrashScenario } from './streams-crash';
+import { shutdownScenario } from './shutdown';
 
 /** Every scenario, in the order the suite runs them. */
-export const SCENARIOS: readonly Scenario[] = [locksScenario, rateLimitSkewScenario, sentinelScenario, clusterScenario, hostileScenario, secretsScenario, outageScenario, streamsCrashScenario];
+export const SCENARIOS: readonly Scenario[] = [locksScenario, rateLimitSkewScenario, sentinelScenario, clusterScenario, hostileScenario, secretsScenario, outageScenario, streamsCrashScenario, shutdownScenario];
