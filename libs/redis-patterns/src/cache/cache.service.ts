@@ -1,6 +1,6 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { clientName } from '../core/connections/create-client';
-import { RedisConnections } from '../core/connections/redis-connections';
+import { type RedisClient, RedisConnections } from '../core/connections/redis-connections';
 import { DEFAULT_CONNECTION } from '../core/options/resolve-options';
 import { InvalidOptionsError } from '../errors/invalid-options.error';
 import { describeValue } from '../core/options/option-checks';
@@ -46,6 +46,8 @@ export class CacheService implements OnModuleInit, BeforeApplicationShutdown {
    */
   readonly tagEpochTtlMs: number;
   private readonly shutdownTimeoutMs: number;
+  private readonly data: RedisClient;
+  private readonly connectionReady = (): void => this.engine.health.connectionReady();
 
   constructor(
     @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
@@ -56,6 +58,8 @@ export class CacheService implements OnModuleInit, BeforeApplicationShutdown {
     this.keys = new CacheKeys(keyBuilder);
     const health = new CacheHealth(this.settings, options.logger ?? new Logger('RedisPatterns:Cache'));
     const data = connections.get(this.settings.connection);
+    this.data = data;
+    data.on('ready', this.connectionReady);
     this.engine = new CacheEngine(new CacheStore(data, this.keys), health, this.settings);
     this.defaults = { ttlMs: this.settings.defaultTtlMs, jitter: this.settings.jitter, near: this.settings.nearCache.enabled };
     this.near = new NearCache(this.settings.nearCache, {
@@ -224,6 +228,7 @@ export class CacheService implements OnModuleInit, BeforeApplicationShutdown {
 
   /** Lets running loads and background refreshes finish (bounded by `shutdownTimeoutMs`) before connections close. */
   async beforeApplicationShutdown(): Promise<void> {
+    this.data.off('ready', this.connectionReady);
     await this.engine.drain(this.shutdownTimeoutMs);
     await this.near.stop();
   }

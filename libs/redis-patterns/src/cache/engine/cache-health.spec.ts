@@ -45,4 +45,17 @@ describe('CacheHealth (fail-open policy)', () => {
     expect(h.available()).toBe(true);
     jest.useRealTimers();
   });
+
+  it('closes the breaker (and lets fills write again) as soon as the connection is ready again', () => {
+    jest.useFakeTimers({ now: 1_000_000 });
+    const { health: h } = health({ breakerCooldownMs: 1000 });
+    for (let i = 0; i < 3; i++) h.failed('read', new Error('Stream isn\'t writeable'));
+    expect(h.available()).toBe(false);
+    expect(h.writable()).toBe(false);
+    jest.advanceTimersByTime(10);
+    h.connectionReady();
+    expect(h.available()).toBe(true);
+    expect(h.writable()).toBe(true);
+    jest.useRealTimers();
+  });
 });

@@ -64,6 +64,17 @@ export class CacheHealth {
     this.consecutive = 0;
   }
 
+  /**
+   * The connection is ready again (reconnected and answering): close the breaker now. During an outage every call
+   * fails at once and re-opens it, so the last cooldown starts just before the server returns and would otherwise
+   * keep the cache bypassed for up to `breakerCooldownMs` after the connection is back.
+   */
+  connectionReady(): void {
+    this.consecutive = 0;
+    this.openUntil = 0;
+    this.lastFailureAt = 0;
+  }
+
   /** Records a Redis failure of `operation` (never rethrown: the cache fails open). */
   failed(operation: string, error: unknown): void {
     this.stats.errors++;

@@ -14,6 +14,18 @@ export function reconnectOnReadonly(error: Error): 1 | 2 | false {
 }
 
 /**
+ * How long a connection may stay silent while replies are owed before its socket is dropped: just under the
+ * command deadline. Auto-pipelining sends one batch per connection at a time and starts the next batch (and its
+ * commands' deadlines) only when the previous one has settled; against a frozen server the previous batch settles
+ * by timing out, so without this a call made meanwhile waits one deadline in the queue and a second one on the
+ * socket. Dropping the socket strictly before the oldest deadline fires (the same timer tick would let the next
+ * batch be written first) makes that next batch fail at once, so a call costs at most one deadline.
+ */
+export function silentSocketDeadlineMs(commandTimeoutMs: number): number {
+  return Math.max(1, commandTimeoutMs - 1);
+}
+
+/**
  * The defaults of every owned request-path connection. ioredis on its own queues commands while disconnected and
  * has no command deadline, so a frozen or absent server makes callers hang; these make a call fail within
  * `commandTimeoutMs` instead, and let each pattern apply its outage policy.
@@ -22,6 +34,7 @@ export function failFastOptions(commandTimeoutMs: number, connectTimeoutMs: numb
   return {
     enableOfflineQueue: false,
     commandTimeout: commandTimeoutMs,
+    socketTimeout: silentSocketDeadlineMs(commandTimeoutMs),
     maxRetriesPerRequest: 1,
     connectTimeout: connectTimeoutMs,
     retryStrategy: reconnectDelayMs,
@@ -41,6 +54,8 @@ export function failFastOptions(commandTimeoutMs: number, connectTimeoutMs: numb
 export const DEDICATED_CONNECTION_OVERRIDES: RedisOptions = {
   enableOfflineQueue: true,
   commandTimeout: undefined,
+  // A blocking read is silent for as long as it blocks.
+  socketTimeout: undefined,
   maxRetriesPerRequest: null,
   enableAutoPipelining: false,
   autoResendUnfulfilledCommands: true,
