@@ -1,5 +1,6 @@
 import { Cluster } from 'ioredis';
 import type { RedisClient } from '../../core/connections/redis-connections';
+import { excludeFromAutoPipelining } from '../../core/scripts/exclude-from-auto-pipelining';
 import { runScript } from '../../core/scripts/redis-script';
 import { FILL_LOCK_SCRIPT } from '../scripts/fill-lock.script';
 import { INVALIDATE_ENTRY_SCRIPT } from '../scripts/invalidate-entry.script';
@@ -8,6 +9,9 @@ import { TAG_INVALIDATE_SCRIPT } from '../scripts/tag-invalidate.script';
 import { TAG_REGISTER_SCRIPT } from '../scripts/tag-register.script';
 import { WRITE_ENTRY_SCRIPT } from '../scripts/write-entry.script';
 import type { CacheKeys } from './cache-keys';
+import { resendIfRefused } from './resend-refused';
+
+const CACHE_SCRIPTS = [FILL_LOCK_SCRIPT, INVALIDATE_ENTRY_SCRIPT, RELEASE_LOCK_SCRIPT, TAG_INVALIDATE_SCRIPT, TAG_REGISTER_SCRIPT, WRITE_ENTRY_SCRIPT];
 
 /** Outcome of the fill-lock script: a fresh entry, the lock, or another caller's lock (with its remaining TTL). */
 export type FillLockReply = { kind: 'entry'; raw: string } | { kind: 'locked' } | { kind: 'busy'; lockPttl: number };
@@ -30,20 +34,27 @@ export class CacheStore {
     readonly keys: CacheKeys,
   ) {
     this.isCluster = client instanceof Cluster;
+    // A cluster auto-pipeline batch holds the commands of many slots of one node and is retried on a redirection
+    // only when every command in it failed the same way; a multi-key script on a slot being migrated (TRYAGAIN)
+    // next to a command that succeeded would fail outright. Sent on their own, scripts get ioredis' TRYAGAIN retry
+    // within the command deadline.
+    if (this.isCluster) excludeFromAutoPipelining(client, CACHE_SCRIPTS);
   }
 
   get(entry: string): Promise<string | null> {
-    return this.client.get(entry);
+    // The hit path: nothing added on a single server.
+    const reply = this.client.get(entry);
+    return this.isCluster ? resendIfRefused(this.client as Cluster, reply, 'get', [entry]) : reply;
   }
 
   pttl(entry: string): Promise<number> {
-    return this.client.pttl(entry);
+    return this.plain(this.client.pttl(entry), 'pttl', entry);
   }
 
   /** One MGET on a single server; per-key GETs on a cluster, where each entry has its own slot. */
   getMany(entries: readonly string[]): Promise<Array<string | null>> {
     if (entries.length === 0) return Promise.resolve([]);
-    if (this.isCluster) return Promise.all(entries.map((entry) => this.client.get(entry)));
+    if (this.isCluster) return Promise.all(entries.map((entry) => this.get(entry)));
     return this.client.mget(...entries);
   }
 
@@ -62,7 +73,7 @@ export class CacheStore {
   async setPlain(entry: string, payload: string, px: number): Promise<boolean> {
     this.onChange?.(entry);
     try {
-      await this.client.set(entry, payload, 'PX', px);
+      await this.plain(this.client.set(entry, payload, 'PX', px), 'set', entry, payload, 'PX', px);
     } finally {
       this.onChange?.(entry);
     }
@@ -82,7 +93,7 @@ export class CacheStore {
 
   /** The current epoch of each tag (0 when never invalidated). */
   async tagEpochs(tags: readonly string[]): Promise<number[]> {
-    const values = await Promise.all(tags.map((tag) => this.client.get(this.keys.tagEpoch(tag))));
+    const values = await Promise.all(tags.map((tag) => this.get(this.keys.tagEpoch(tag))));
     return values.map((value) => (value === null ? 0 : Number(value)));
   }
 
@@ -114,10 +125,19 @@ export class CacheStore {
   async del(entry: string, lockTtlMs: number): Promise<boolean> {
     this.onChange?.(entry);
     try {
-      const [, deleted] = await Promise.all([this.client.set(this.keys.lock(entry), '~', 'PX', lockTtlMs), this.client.del(entry)]);
+      const lock = this.keys.lock(entry);
+      const [, deleted] = await Promise.all([
+        this.plain(this.client.set(lock, '~', 'PX', lockTtlMs), 'set', lock, '~', 'PX', lockTtlMs),
+        this.plain(this.client.del(entry), 'del', entry),
+      ]);
       return deleted === 1;
     } finally {
       this.onChange?.(entry);
     }
+  }
+
+  /** A plain command's reply; on a cluster, resent alone when its auto-pipelined batch was refused (see resendIfRefused). */
+  private plain<T>(reply: Promise<T>, name: string, ...args: Array<string | number>): Promise<T> {
+    return this.isCluster ? resendIfRefused(this.client as Cluster, reply, name, args) : reply;
   }
 }

@@ -55,7 +55,12 @@ export function createClient(config: RedisConnectionConfig, settings: ClientSett
       lazyConnect: true,
       clusterRetryStrategy: defaults.retryStrategy as (times: number) => number,
       ...options,
-      redisOptions: { ...perNodeDefaults, commandTimeout, connectTimeout, ...options.redisOptions },
+      // The cluster auto-pipelines by node itself; a node connection must not. ioredis follows an ASK redirection by
+      // calling asking() on the node connection and then writing the command straight to its socket: with
+      // auto-pipelining on the node, ASKING is deferred to the next batch and lands after the command, which the
+      // importing node answers with MOVED back to the source, and the command bounces between the two until
+      // maxRedirections.
+      redisOptions: { ...perNodeDefaults, enableAutoPipelining: false, commandTimeout, connectTimeout, ...options.redisOptions },
     });
     const secret = options.redisOptions?.password;
     return { client, owned: true, kind: 'cluster', endpoint: `cluster(${nodes.length} seed nodes)`, secrets: secret ? [secret] : [] };
