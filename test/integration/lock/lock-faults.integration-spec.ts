@@ -90,7 +90,9 @@ describe('locks when Redis fails (private server)', () => {
   });
 
   it('keeps fencing tokens increasing across a server restart that lost the counter', async () => {
-    const before = (await locks.tryAcquire('fence-restart', { ttlMs: 1000 }))!;
+    // The previous test froze the server: wait until the connection is back before taking the first token.
+    let before: Awaited<ReturnType<LockService['tryAcquire']>> = null;
+    await waitFor(async () => (before = await locks.tryAcquire('fence-restart', { ttlMs: 1000 }).catch(() => null)) !== null, 10_000);
     await server.server.crash();
     await server.server.restart();
     const client = new Redis(server.url);
@@ -101,7 +103,7 @@ describe('locks when Redis fails (private server)', () => {
     }
     let after: Awaited<ReturnType<LockService['tryAcquire']>> = null;
     await waitFor(async () => (after = await locks.tryAcquire('fence-restart', { ttlMs: 1000 }).catch(() => null)) !== null, 10_000);
-    expect(after!.fencingToken).toBeGreaterThan(before.fencingToken);
+    expect(after!.fencingToken).toBeGreaterThan(before!.fencingToken);
     await after!.release();
   });
 });

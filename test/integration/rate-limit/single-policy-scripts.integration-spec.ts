@@ -1,10 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
 import Redis, { type Cluster } from 'ioredis';
 import { type RateLimitPolicy, RateLimiterService, RedisConnections } from '@app/redis-patterns';
-import { runScript } from '@app/redis-patterns/core/scripts/redis-script';
+import { runBatched } from '@app/redis-patterns/core/scripts/run-batched';
 import { compilePolicies } from '@app/redis-patterns/rate-limit/compile-policies';
 import { RATE_LIMIT_SCRIPTS } from '@app/redis-patterns/rate-limit/script-call';
-import { consumeScript } from '@app/redis-patterns/rate-limit/scripts/consume.script';
+import { CONSUME_SCRIPT } from '@app/redis-patterns/rate-limit/scripts/consume.script';
 import { connectionFor, keysWithoutTtl, type TopologyName, uniquePrefix } from '../../support/redis-env';
 import { startApp } from './rate-limit-app';
 
@@ -36,7 +36,7 @@ describe.each<TopologyName>(['standalone', 'cluster'])('single-policy scripts on
     '%s: decides like the generic script, step by step',
     async (algorithm, policy, costs) => {
       const compiled = compilePolicies(policy, 'policy', error);
-      expect(compiled.call.script).not.toBe(consumeScript(1));
+      expect(compiled.call.script).not.toBe(CONSUME_SCRIPT);
       // One hash tag for both keys: one slot, so the pair runs back to back on the same node.
       const single = `${prefix}:rl:{eq-${algorithm}}:single`;
       const generic = `${prefix}:rl:{eq-${algorithm}}:generic`;
@@ -46,8 +46,8 @@ describe.each<TopologyName>(['standalone', 'cluster'])('single-policy scripts on
         const nonce = `n${sequence++}`;
         const singleArgs = algorithm === 'sliding-window' ? [cost, p.a, p.b, nonce] : [cost, p.a, p.b];
         const [mine, reference] = await Promise.all([
-          runScript(client, compiled.call.script, [single], singleArgs),
-          runScript(client, consumeScript(1), [generic], [cost, nonce, p.code, p.a, p.b]),
+          runBatched(client, compiled.call.script, [single], singleArgs),
+          runBatched(client, CONSUME_SCRIPT, [generic], [cost, nonce, p.code, p.a, p.b]),
         ]);
         const step = `cost ${cost} (step ${sequence})`;
         expect([step, mine[0], mine[1]]).toEqual([step, reference[0], reference[1]]);
@@ -62,25 +62,24 @@ describe.each<TopologyName>(['standalone', 'cluster'])('single-policy scripts on
     const policy: RateLimitPolicy = { algorithm: 'fixed-window', limit: 2, windowMs: 60_000 };
     const { call } = compilePolicies(policy, 'policy', error);
     const key = `${prefix}:rl:{fw-undo}:fw:2:60000`;
-    expect(await runScript(client, call.script, [key], [3, 2, 60_000])).toEqual([0, 2, 0, 60_000]);
+    expect(await runBatched(client, call.script, [key], [3, 2, 60_000])).toEqual([0, 2, 0, 60_000]);
     expect(await client.exists(key)).toBe(0);
-    await runScript(client, call.script, [key], [2, 2, 60_000]);
-    expect((await runScript(client, call.script, [key], [1, 2, 60_000]))[0]).toBe(0);
+    await runBatched(client, call.script, [key], [2, 2, 60_000]);
+    expect((await runBatched(client, call.script, [key], [1, 2, 60_000]))[0]).toBe(0);
     expect(await client.get(key)).toBe('2');
   });
 
-  it('three policies (keys padded to the four-key script) decide all-or-nothing, each counted once', async () => {
+  it('three policies decide all-or-nothing, each counted once', async () => {
     const limiter = app.get(RateLimiterService);
     const policies: RateLimitPolicy[] = [
       { algorithm: 'fixed-window', limit: 4, windowMs: 60_000 },
       { algorithm: 'sliding-window', limit: 3, windowMs: 60_000 },
       { algorithm: 'gcra', limit: 10, periodMs: 60_000 },
     ];
-    expect(compilePolicies(policies, 'policy', error).call.script.numberOfKeys).toBe(4);
+    expect(compilePolicies(policies, 'policy', error).call.script).toBe(CONSUME_SCRIPT);
     const decisions = await Promise.all(Array.from({ length: 20 }, () => limiter.consume('padded', policies)));
     expect(decisions.filter((d) => d.allowed)).toHaveLength(3);
     expect(decisions.find((d) => !d.allowed)).toMatchObject({ policyIndex: 1, limit: 3 });
-    // The padding repeats the last key: it must not be consumed twice.
     const states = await Promise.all(policies.map((policy) => limiter.consume('padded', policy, { cost: 0 })));
     expect(states.map((d) => d.remaining)).toEqual([1, 0, 7]);
   });

@@ -1,5 +1,5 @@
 import type { RedisClient } from '../core/connections/redis-connections';
-import { runScript } from '../core/scripts/redis-script';
+import { runBatched } from '../core/scripts/run-batched';
 import type { LockKeys } from './lock-keys';
 import type { AttemptResult, LockStore } from './lock-store.interface';
 import { ACQUIRE_LOCK_SCRIPT } from './scripts/acquire-lock.script';
@@ -41,7 +41,7 @@ export class QuorumLockStore implements LockStore {
 
   async attempt(keys: LockKeys, token: string, ttlMs: number): Promise<AttemptResult> {
     const outcomes = await this.onEveryNode((client) =>
-      runScript(client, ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], [token, ttlMs, this.fenceTtlMs]),
+      runBatched(client, ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], [token, ttlMs, this.fenceTtlMs]),
     );
     let votes = 0;
     let fencingToken = 0;
@@ -64,7 +64,7 @@ export class QuorumLockStore implements LockStore {
   }
 
   async extend(keys: LockKeys, token: string, ttlMs: number): Promise<boolean> {
-    const outcomes = await this.onEveryNode((client) => runScript(client, EXTEND_LOCK_SCRIPT, [keys.lock], [token, ttlMs]));
+    const outcomes = await this.onEveryNode((client) => runBatched(client, EXTEND_LOCK_SCRIPT, [keys.lock], [token, ttlMs]));
     const votes = outcomes.filter((o) => o.status === 'fulfilled' && o.value === 1).length;
     if (votes >= this.quorum) return true;
     this.assertQuorumPossible(outcomes);
@@ -73,7 +73,7 @@ export class QuorumLockStore implements LockStore {
 
   /** Sent to every node, including those that did not grant the lock: a vote may have landed after a timeout. */
   async release(keys: LockKeys, token: string): Promise<boolean> {
-    const outcomes = await this.onEveryNode((client) => runScript(client, RELEASE_LOCK_SCRIPT, [keys.lock], [token]));
+    const outcomes = await this.onEveryNode((client) => runBatched(client, RELEASE_LOCK_SCRIPT, [keys.lock], [token]));
     if (outcomes.every((o) => o.status === 'rejected')) throw new QuorumUnreachableError(outcomes.length, outcomes.length, { cause: (outcomes[0] as PromiseRejectedResult).reason });
     return outcomes.some((o) => o.status === 'fulfilled' && o.value === 1);
   }

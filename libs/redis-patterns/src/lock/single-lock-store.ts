@@ -1,5 +1,7 @@
 import type { RedisClient } from '../core/connections/redis-connections';
-import { type RedisScript, runScript } from '../core/scripts/redis-script';
+import { batchOfOne } from '../core/scripts/batched-script';
+import { ensureDefined } from '../core/scripts/redis-script';
+import { runBatched } from '../core/scripts/run-batched';
 import type { LockKeys } from './lock-keys';
 import type { AttemptResult, LockStore } from './lock-store.interface';
 import { ACQUIRE_LOCK_SCRIPT } from './scripts/acquire-lock.script';
@@ -21,7 +23,7 @@ export class SingleLockStore implements LockStore {
     };
     if (this.replication.replicas > 0) return this.attemptWithWait(keys, token, ttlMs).catch(cleanUp);
     // The common case stays one promise deep: no async wrappers on the hot path.
-    return runScript(this.client, ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], [token, ttlMs, this.fenceTtlMs]).then(toAttemptResult, cleanUp);
+    return runBatched(this.client, ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], [token, ttlMs, this.fenceTtlMs]).then(toAttemptResult, cleanUp);
   }
 
   /**
@@ -49,10 +51,12 @@ export class SingleLockStore implements LockStore {
     // writes), so both go in one pipeline: one round trip plus the replication delay.
     ensureDefined(this.client, ACQUIRE_LOCK_SCRIPT);
     const pipeline = this.client.pipeline() as unknown as Record<string, (...a: unknown[]) => unknown> & { exec(): Promise<Array<[Error | null, unknown]>> };
-    pipeline[ACQUIRE_LOCK_SCRIPT.commandName](keys.lock, keys.fence, ...args);
+    pipeline[ACQUIRE_LOCK_SCRIPT.commandName](...batchOfOne([keys.lock, keys.fence], args));
     pipeline.wait(this.replication.replicas, this.replication.timeoutMs);
-    const [[scriptError, reply], [waitError, acks]] = await pipeline.exec();
+    const [[scriptError, replies], [waitError, acks]] = await pipeline.exec();
     if (scriptError) throw scriptError;
+    const [reply] = replies as unknown[];
+    if (reply instanceof Error) throw reply;
     const result = toAttemptResult(reply as [number, string | number]);
     if (!result.acquired) return result;
     if (waitError || Number(acks) < this.replication.replicas) {
@@ -66,11 +70,11 @@ export class SingleLockStore implements LockStore {
   }
 
   extend(keys: LockKeys, token: string, ttlMs: number): Promise<boolean> {
-    return runScript(this.client, EXTEND_LOCK_SCRIPT, [keys.lock], [token, ttlMs]).then(isOne);
+    return runBatched(this.client, EXTEND_LOCK_SCRIPT, [keys.lock], [token, ttlMs]).then(isOne);
   }
 
   release(keys: LockKeys, token: string): Promise<boolean> {
-    return runScript(this.client, RELEASE_LOCK_SCRIPT, [keys.lock], [token]).then(isOne);
+    return runBatched(this.client, RELEASE_LOCK_SCRIPT, [keys.lock], [token]).then(isOne);
   }
 }
 
@@ -82,11 +86,4 @@ function isOne(reply: number): boolean {
 export function toAttemptResult(reply: [number, string | number]): AttemptResult {
   if (Number(reply[0]) === 1) return { acquired: true, fencingToken: Number(reply[1]) };
   return { acquired: false, reason: 'contention', retryAfterMs: Math.max(0, Number(reply[1])) };
-}
-
-/** Defines a script's command on a client so a pipeline created afterwards carries it. */
-function ensureDefined(client: RedisClient, script: RedisScript<unknown>): void {
-  if (typeof (client as unknown as Record<string, unknown>)[script.commandName] !== 'function') {
-    client.defineCommand(script.commandName, { lua: script.lua, numberOfKeys: script.numberOfKeys });
-  }
 }

@@ -4,7 +4,7 @@ import { RedisConnections, type RedisClient } from '../core/connections/redis-co
 import { KeyBuilder } from '../core/keys/key-builder';
 import { describeValue } from '../core/options/option-checks';
 import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
-import { runScript } from '../core/scripts/redis-script';
+import { runBatched } from '../core/scripts/run-batched';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { RateLimitUnavailableError } from '../errors/rate-limit-unavailable.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
@@ -116,7 +116,7 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     const { call } = compiled;
     let pending: Promise<number[]>;
     try {
-      pending = runScript(this.redis(), call.script, keys, scriptArgs(call, cost, this.nextNonce));
+      pending = runBatched(this.redis(), call.script, keys, scriptArgs(call, cost, this.nextNonce));
     } catch (error) {
       pending = Promise.reject(error);
     }
@@ -163,12 +163,12 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     this.logger.warn(`Rate limiter "${limiter}" could not reach Redis, ${policy}${more}: ${reason}`);
   }
 
-  // The policies' keys, padded (by repeating the last) to the script's key count: see consumeScript.
+  // One key per policy, all in the identity's slot group (one slot on a cluster).
   private keysFor(identity: string, compiled: CompiledPolicies): string[] {
     const group = this.keys.slotGroup('rl', identity);
     const suffixes = compiled.keySuffixes;
-    const keys = new Array<string>(compiled.call.script.numberOfKeys);
-    for (let i = 0; i < keys.length; i++) keys[i] = group + suffixes[Math.min(i, suffixes.length - 1)];
+    const keys = new Array<string>(suffixes.length);
+    for (let i = 0; i < keys.length; i++) keys[i] = group + suffixes[i];
     return keys;
   }
 

@@ -1,6 +1,6 @@
-import type { RedisScript } from '../core/scripts/redis-script';
+import type { BatchedScript } from '../core/scripts/batched-script';
 import type { RateLimitAlgorithm } from './rate-limit-policy';
-import { CONSUME_SCRIPTS, consumeScript } from './scripts/consume.script';
+import { CONSUME_SCRIPT } from './scripts/consume.script';
 import { singleFixedWindowScript } from './scripts/single-fixed-window.script';
 import { singleGcraScript } from './scripts/single-gcra.script';
 import { singleSlidingWindowCounterScript } from './scripts/single-sliding-window-counter.script';
@@ -20,7 +20,7 @@ interface CallPolicy {
  * would otherwise convert every number on every call).
  */
 export interface ScriptCall {
-  readonly script: RedisScript<number[]>;
+  readonly script: BatchedScript<number[]>;
   /** ARGV for a cost of 1; index 0 is the cost. */
   readonly unitArgs: readonly string[];
   /** Index of the per-call nonce in ARGV, or -1 when no policy keeps a log (only a sliding log needs one). */
@@ -28,7 +28,7 @@ export interface ScriptCall {
 }
 
 // One policy, the common case: a script per algorithm with only that algorithm's commands (see scripts/single-*).
-const SINGLE: Readonly<Record<RateLimitAlgorithm, RedisScript<number[]>>> = {
+const SINGLE: Readonly<Record<RateLimitAlgorithm, BatchedScript<number[]>>> = {
   'fixed-window': singleFixedWindowScript,
   'sliding-window': singleSlidingWindowScript,
   'sliding-window-counter': singleSlidingWindowCounterScript,
@@ -37,7 +37,7 @@ const SINGLE: Readonly<Record<RateLimitAlgorithm, RedisScript<number[]>>> = {
 };
 
 /** Every script a decision may run. */
-export const RATE_LIMIT_SCRIPTS: ReadonlyArray<RedisScript<number[]>> = [...Object.values(SINGLE), ...CONSUME_SCRIPTS];
+export const RATE_LIMIT_SCRIPTS: ReadonlyArray<BatchedScript<number[]>> = [...Object.values(SINGLE), CONSUME_SCRIPT];
 
 /** The script call of a list of validated policies. */
 export function scriptCallFor(policies: readonly CallPolicy[]): ScriptCall {
@@ -50,7 +50,7 @@ export function scriptCallFor(policies: readonly CallPolicy[]): ScriptCall {
   // Several policies, all-or-nothing: the generic script. ARGV: cost, nonce, then code, a, b per policy.
   const log = policies.some((p) => p.algorithm === 'sliding-window');
   const tail = policies.flatMap((p) => [String(p.code), String(p.a), String(p.b)]);
-  return { script: consumeScript(policies.length), unitArgs: ['1', '', ...tail], nonceIndex: log ? 1 : -1 };
+  return { script: CONSUME_SCRIPT, unitArgs: ['1', '', ...tail], nonceIndex: log ? 1 : -1 };
 }
 
 /** The ARGV of one call: shared (no allocation) for the usual cost of 1 without a nonce. */

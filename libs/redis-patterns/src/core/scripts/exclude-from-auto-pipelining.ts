@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import type { RedisScript } from './redis-script';
+import type { ScriptDefinition } from './redis-script';
 
 /**
  * Sends these scripts straight to the socket instead of through ioredis auto-pipelining, on this client only and
@@ -14,7 +14,7 @@ import type { RedisScript } from './redis-script';
  *
  * The option array is replaced, not pushed to: ioredis' default `[]` may be shared between clients.
  */
-export function excludeFromAutoPipelining(client: Redis | Cluster, scripts: Iterable<RedisScript<unknown>>): void {
+export function excludeFromAutoPipelining(client: Redis | Cluster, scripts: Iterable<Pick<ScriptDefinition, 'commandName'>>): void {
   const options = client.options as { autoPipeliningIgnoredCommands?: string[] };
   const ignored = options.autoPipeliningIgnoredCommands ?? [];
   const missing = [...scripts].map((script) => script.commandName).filter((name) => !ignored.includes(name));

@@ -17,15 +17,31 @@ export interface RedisScript<TResult> {
   readonly __result?: TResult;
 }
 
+/** What defining a script on a client needs; `numberOfKeys` undefined means the caller passes the key count first. */
+export interface ScriptDefinition {
+  readonly name: string;
+  readonly lua: string;
+  readonly commandName: string;
+  readonly numberOfKeys?: number;
+}
+
 type ScriptCommand = (...keysAndArgs: Array<string | number | Buffer>) => Promise<unknown>;
 
-const declared = new Map<string, RedisScript<unknown>>();
+const declared = new Map<string, ScriptDefinition>();
 const definedOn = new WeakMap<Redis | Cluster, Set<string>>();
 
 /** Declares a script; `TResult` is the shape of the reply (ioredis maps Lua tables to arrays). */
 export function defineScript<TResult>(name: string, numberOfKeys: number, lua: string): RedisScript<TResult> {
-  const version = createHash('sha1').update(lua).digest('hex').slice(0, 10);
-  const script: RedisScript<TResult> = { name, lua, numberOfKeys, commandName: `rp_${name}_${version}` };
+  return declareScript({ name, lua, numberOfKeys, commandName: scriptCommandName(name, lua) });
+}
+
+/** `rp_<name>_<sha1 prefix of the Lua text>`. */
+export function scriptCommandName(name: string, lua: string): string {
+  return `rp_${name}_${createHash('sha1').update(lua).digest('hex').slice(0, 10)}`;
+}
+
+/** Adds a script to those registerScripts defines on every connection. @internal */
+export function declareScript<T extends ScriptDefinition>(script: T): T {
   declared.set(script.commandName, script);
   return script;
 }
@@ -39,7 +55,8 @@ export function registerScripts(client: Redis | Cluster): void {
   for (const script of declared.values()) ensureDefined(client, script);
 }
 
-function ensureDefined(client: Redis | Cluster, script: RedisScript<unknown>): void {
+/** Defines one script on a client unless it already is (normally done by registerScripts). @internal */
+export function ensureDefined(client: Redis | Cluster, script: ScriptDefinition): void {
   let defined = definedOn.get(client);
   if (!defined) {
     defined = new Set();
@@ -61,7 +78,7 @@ export function runScript<TResult>(
   args: ReadonlyArray<string | number | Buffer>,
 ): Promise<TResult> {
   // Normally a no-op: registerScripts defined it when the connection was created.
-  ensureDefined(client, script as RedisScript<unknown>);
+  ensureDefined(client, script);
   if (keys.length !== script.numberOfKeys) {
     return Promise.reject(new TypeError(`Script ${script.name} expects ${script.numberOfKeys} keys, got ${keys.length}.`));
   }

@@ -1,4 +1,4 @@
-import { defineScript } from '../../core/scripts/redis-script';
+import { defineBatchedScript } from '../../core/scripts/batched-script';
 
 /**
  * Takes a lock and issues its fencing token in one round trip.
@@ -17,10 +17,11 @@ import { defineScript } from '../../core/scripts/redis-script';
  * refreshes its TTL: the server time is written first, because it is almost always the answer (a token per µs
  * would be needed to overtake the clock); only when the previous value is not below it is the counter written
  * again with previous + 1. A taken lock costs 3 commands inside the script (SET NX, TIME, SET GET) instead of 4.
+ *
+ * One item of a batch (see defineBatchedScript): concurrent lock operations share one EVALSHA.
  */
-export const ACQUIRE_LOCK_SCRIPT = defineScript<[number, string | number]>(
+export const ACQUIRE_LOCK_SCRIPT = defineBatchedScript<[number, string | number]>(
   'lock_acquire',
-  2,
   `
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   return {0, redis.call('PTTL', KEYS[1])}

@@ -1,4 +1,4 @@
-import { defineScript } from '../../core/scripts/redis-script';
+import { defineBatchedScript } from '../../core/scripts/batched-script';
 
 /**
  * Compare-and-PEXPIRE: extends a lock only if the caller still owns it.
@@ -8,10 +8,11 @@ import { defineScript } from '../../core/scripts/redis-script';
  * Returns 1 when extended, 0 when the key is gone or belongs to another holder.
  *
  * One script for the same reason as release: an extension must never revive or prolong someone else's lock.
+ *
+ * One item of a batch (see defineBatchedScript): concurrent lock operations share one EVALSHA.
  */
-export const EXTEND_LOCK_SCRIPT = defineScript<number>(
+export const EXTEND_LOCK_SCRIPT = defineBatchedScript<number>(
   'lock_extend',
-  1,
   `
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('PEXPIRE', KEYS[1], ARGV[2])

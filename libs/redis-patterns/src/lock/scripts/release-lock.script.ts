@@ -1,4 +1,4 @@
-import { defineScript } from '../../core/scripts/redis-script';
+import { defineBatchedScript } from '../../core/scripts/batched-script';
 
 /**
  * Compare-and-delete: releases a lock only if the caller still owns it.
@@ -9,10 +9,11 @@ import { defineScript } from '../../core/scripts/redis-script';
  *
  * The GET and the DEL must be one atomic step: with two commands, the lock could expire and be taken by another
  * client between them, and we would delete that client's lock (invariant 2).
+ *
+ * One item of a batch (see defineBatchedScript): concurrent lock operations share one EVALSHA.
  */
-export const RELEASE_LOCK_SCRIPT = defineScript<number>(
+export const RELEASE_LOCK_SCRIPT = defineBatchedScript<number>(
   'lock_release',
-  1,
   `
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('DEL', KEYS[1])

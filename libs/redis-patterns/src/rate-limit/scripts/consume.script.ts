@@ -1,29 +1,33 @@
-import { defineScript, type RedisScript } from '../../core/scripts/redis-script';
+import { defineBatchedScript } from '../../core/scripts/batched-script';
 import { FIXED_WINDOW_LUA } from './fixed-window.lua';
 import { GCRA_LUA } from './gcra.lua';
 import { SLIDING_WINDOW_COUNTER_LUA } from './sliding-window-counter.lua';
 import { SLIDING_WINDOW_LUA } from './sliding-window.lua';
 import { TOKEN_BUCKET_LUA } from './token-bucket.lua';
 
+// The five algorithms as functions returning a check and a deferred commit (see each *.lua.ts).
+const ALGORITHMS_LUA = `${FIXED_WINDOW_LUA}${SLIDING_WINDOW_LUA}${SLIDING_WINDOW_COUNTER_LUA}${TOKEN_BUCKET_LUA}${GCRA_LUA}
+local checks = { fixed_window, sliding_window, sliding_window_counter, token_bucket, gcra }
+`;
+
 /**
  * Decides a call against every policy of a limiter at once: one script, one round trip, all-or-nothing.
  *
- * KEYS[i]  the state key of policy i; all share the identity's hash tag, so one slot (cluster-safe). KEYS may
- *          hold more keys than policies (padding up to the script's key count, see consumeScript): only the
- *          first (#ARGV - 2) / 3 are used
+ * KEYS[i]  the state key of policy i; all share the identity's hash tag, so one slot (cluster-safe)
  * ARGV[1]  cost (units; fractional only for token-bucket / GCRA, checked by the caller)
  * ARGV[2]  nonce, unique per call when a policy keeps a sliding log (its members), else empty
  * ARGV[3i..3i+2]  per policy: algorithm code (1 fixed, 2 sliding log, 3 sliding counter, 4 token bucket, 5 GCRA),
  *          then its two parameters (limit|capacity|burst, windowMs|refillPerSecond|intervalMs)
  * Returns  { allowed (1|0), then per policy: remaining, resetMs, retryAfterMs } as integers
  *
+ * One item of a batch (see defineBatchedScript): the algorithm functions are defined once per batch.
+ *
  * Time is Redis TIME, read once (not at all when every policy is a fixed window): every instance, whatever its
  * clock, sees the same windows (invariant 3). Phase one checks every policy without writing; phase two consumes
  * from all of them only if all allowed, so a denied call costs nothing anywhere (no partial consumption as with
  * sequential limiters).
  */
-const CONSUME_LUA = `${FIXED_WINDOW_LUA}${SLIDING_WINDOW_LUA}${SLIDING_WINDOW_COUNTER_LUA}${TOKEN_BUCKET_LUA}${GCRA_LUA}
-local checks = { fixed_window, sliding_window, sliding_window_counter, token_bucket, gcra }
+const CONSUME_LUA = `
 local cost = tonumber(ARGV[1])
 local nonce = ARGV[2]
 local count = (#ARGV - 2) / 3
@@ -65,23 +69,5 @@ end
 return out
 `;
 
-// runScript needs a fixed key count, so there is one registered command per key count (same body, same SHA: the
-// server caches the script once). All are declared up front: registerScripts defines declared scripts on a
-// connection when it is created, and a command defined later could miss an auto-pipeline already open. Only a few
-// sizes, with keys padded up to the next one: ioredis copies every defined command into each (auto-)pipeline it
-// creates, so each definition costs a little on every batch of every pattern.
-const SIZES = [1, 2, 4, 8, 16] as const;
-const bySize = new Map(SIZES.map((size) => [size, defineScript<number[]>(`rate_limit_${size}`, size, CONSUME_LUA)]));
-
-/** Every declared size of the generic script. */
-export const CONSUME_SCRIPTS: ReadonlyArray<RedisScript<number[]>> = [...bySize.values()];
-
-/**
- * The generic consume script for `policyCount` policies (1 to 16): its key count is `policyCount` rounded up to
- * 1, 2, 4, 8 or 16 (pad KEYS by repeating the last key). A single policy normally uses its algorithm's specialised
- * script (scripts/single-*.script.ts), which this one agrees with on keys, state and replies.
- */
-export function consumeScript(policyCount: number): RedisScript<number[]> {
-  const size = SIZES.find((n) => n >= policyCount) ?? 16;
-  return bySize.get(size)!;
-}
+/** The generic consume script, for 1 to 16 policies (a single policy normally uses its algorithm's own script). */
+export const CONSUME_SCRIPT = defineBatchedScript<number[]>('rate_limit', CONSUME_LUA, ALGORITHMS_LUA);

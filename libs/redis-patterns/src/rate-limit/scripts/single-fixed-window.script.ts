@@ -1,4 +1,4 @@
-import { defineScript } from '../../core/scripts/redis-script';
+import { defineBatchedScript } from '../../core/scripts/batched-script';
 
 /**
  * Fixed window, one policy: the specialised form of `fixed-window.lua.ts` (no function table, no closures, as few
@@ -10,12 +10,13 @@ import { defineScript } from '../../core/scripts/redis-script';
  * ARGV[3]  windowMs
  * Returns  { allowed (1|0), remaining, resetMs, retryAfterMs }
  *
+ * One item of a batch (see defineBatchedScript): concurrent decisions share one EVALSHA.
+ *
  * No clock is read: the window is the key's TTL, kept by the server that owns the key (invariant 3 holds). Counting
  * first and undoing on a denial is safe because the script is atomic: no other call sees the over-count.
  */
-export const singleFixedWindowScript = defineScript<number[]>(
+export const singleFixedWindowScript = defineBatchedScript<number[]>(
   'rate_limit_fw',
-  1,
   `
 local key = KEYS[1]
 local cost = tonumber(ARGV[1])

@@ -1,4 +1,4 @@
-import { defineScript } from '../../core/scripts/redis-script';
+import { defineBatchedScript } from '../../core/scripts/batched-script';
 
 /**
  * GCRA, one policy: the specialised form of `gcra.lua.ts` (same state, same arithmetic, no function table or
@@ -10,11 +10,12 @@ import { defineScript } from '../../core/scripts/redis-script';
  * ARGV[3]  emission interval in ms (periodMs / limit)
  * Returns  { allowed (1|0), remaining, resetMs, retryAfterMs }
  *
+ * One item of a batch (see defineBatchedScript): concurrent decisions share one EVALSHA.
+ *
  * Time is Redis TIME (invariant 3): every instance, whatever its clock, sees the same TAT.
  */
-export const singleGcraScript = defineScript<number[]>(
+export const singleGcraScript = defineBatchedScript<number[]>(
   'rate_limit_gcra',
-  1,
   `
 local key = KEYS[1]
 local cost, burst, interval = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])

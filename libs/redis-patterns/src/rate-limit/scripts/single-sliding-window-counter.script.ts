@@ -1,4 +1,4 @@
-import { defineScript } from '../../core/scripts/redis-script';
+import { defineBatchedScript } from '../../core/scripts/batched-script';
 
 /**
  * Sliding window counter, one policy: the specialised form of `sliding-window-counter.lua.ts` (same hash, same
@@ -10,11 +10,12 @@ import { defineScript } from '../../core/scripts/redis-script';
  * ARGV[3]  windowMs
  * Returns  { allowed (1|0), remaining, resetMs, retryAfterMs }
  *
+ * One item of a batch (see defineBatchedScript): concurrent decisions share one EVALSHA.
+ *
  * Time is Redis TIME (invariant 3): windows are aligned on the server's clock, the same for every instance.
  */
-export const singleSlidingWindowCounterScript = defineScript<number[]>(
+export const singleSlidingWindowCounterScript = defineBatchedScript<number[]>(
   'rate_limit_swc',
-  1,
   `
 local key = KEYS[1]
 local cost, limit, window = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])

@@ -1,4 +1,4 @@
-import { defineScript } from '../../core/scripts/redis-script';
+import { defineBatchedScript } from '../../core/scripts/batched-script';
 
 /**
  * Sliding window log, one policy: the specialised form of `sliding-window.lua.ts` (same sorted set, no function
@@ -12,11 +12,12 @@ import { defineScript } from '../../core/scripts/redis-script';
  * ARGV[4]  nonce, unique per call (a per-process prefix and a counter)
  * Returns  { allowed (1|0), remaining, resetMs, retryAfterMs }
  *
+ * One item of a batch (see defineBatchedScript): concurrent decisions share one EVALSHA.
+ *
  * Time is Redis TIME (invariant 3): the count over the last windowMs is exact whatever the callers' clocks.
  */
-export const singleSlidingWindowScript = defineScript<number[]>(
+export const singleSlidingWindowScript = defineBatchedScript<number[]>(
   'rate_limit_sw',
-  1,
   `
 local key = KEYS[1]
 local cost, limit, window = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])

@@ -1,4 +1,4 @@
-import { defineScript } from '../../core/scripts/redis-script';
+import { defineBatchedScript } from '../../core/scripts/batched-script';
 
 /**
  * Token bucket, one policy: the specialised form of `token-bucket.lua.ts` (same hash, same arithmetic, no
@@ -10,11 +10,12 @@ import { defineScript } from '../../core/scripts/redis-script';
  * ARGV[3]  refill per second
  * Returns  { allowed (1|0), remaining, resetMs, retryAfterMs }
  *
+ * One item of a batch (see defineBatchedScript): concurrent decisions share one EVALSHA.
+ *
  * Time is Redis TIME (invariant 3). A missing key is a full bucket, so the key expires once it would be full.
  */
-export const singleTokenBucketScript = defineScript<number[]>(
+export const singleTokenBucketScript = defineBatchedScript<number[]>(
   'rate_limit_tb',
-  1,
   `
 local key = KEYS[1]
 local cost, capacity = tonumber(ARGV[1]), tonumber(ARGV[2])

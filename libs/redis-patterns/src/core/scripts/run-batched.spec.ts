@@ -1,0 +1,121 @@
+import { Cluster, Redis } from 'ioredis';
+import { batchOfOne, defineBatchedScript } from './batched-script';
+import { registerScripts } from './redis-script';
+import { MAX_BATCH_ITEMS, runBatched } from './run-batched';
+
+/** One item: INCRBY KEYS[1] by ARGV[1] with a TTL; replies {new value, #KEYS, #ARGV}; 'nil' and 'boom' test the edges. */
+const counter = defineBatchedScript<[number, number, number] | null>(
+  'test_batched_counter',
+  `
+if ARGV[1] == 'nil' then return nil end
+if ARGV[1] == 'boom' then error('boom') end
+local value = redis.call('INCRBY', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], 60000)
+return { value, #KEYS, #ARGV }`,
+);
+
+/** Appends ARGV[1] to a list: shows the order items reach the server in. */
+const append = defineBatchedScript<number>('test_batched_append', `
+local n = redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], 60000)
+return n`);
+
+async function scriptCalls(redis: Redis): Promise<number> {
+  const line = (await redis.info('commandstats')).split('\n').filter((l) => /^cmdstat_(evalsha|eval):/.test(l));
+  return line.reduce((sum, l) => sum + Number(/calls=(\d+)/.exec(l)![1]), 0);
+}
+
+describe('runBatched against a real server', () => {
+  let redis: Redis;
+  let observer: Redis;
+  let cluster: Cluster | undefined;
+  const prefix = `batched-spec:${process.pid}:${Date.now()}`;
+
+  beforeAll(() => {
+    redis = new Redis(process.env.REDIS_URL_STANDALONE!);
+    observer = new Redis(process.env.REDIS_URL_STANDALONE!);
+    registerScripts(redis);
+    if (process.env.REDIS_CLUSTER_PORTS) {
+      cluster = new Cluster(process.env.REDIS_CLUSTER_PORTS.split(',').map((port) => ({ host: '127.0.0.1', port: Number(port) })));
+      registerScripts(cluster);
+    }
+  });
+  afterAll(() => {
+    redis.disconnect();
+    observer.disconnect();
+    cluster?.disconnect();
+  });
+
+  it('answers every item with its own reply, sending concurrent items in batches of at most MAX_BATCH_ITEMS', async () => {
+    const items = 3 * MAX_BATCH_ITEMS + 1;
+    await runBatched(redis, counter, [`${prefix}:warm`], [1]); // loads the script (NOSCRIPT fallback) first
+    const before = await scriptCalls(observer);
+    const replies = await Promise.all(Array.from({ length: items }, (_, i) => runBatched(redis, counter, [`${prefix}:n${i}`], [i + 1])));
+    const calls = (await scriptCalls(observer)) - before;
+    expect(replies).toEqual(Array.from({ length: items }, (_, i) => [i + 1, 1, 1]));
+    // The observer's INFO is one more call of neither kind; batches: ceil(items / MAX_BATCH_ITEMS).
+    expect(calls).toBe(Math.ceil(items / MAX_BATCH_ITEMS));
+  });
+
+  it('gives each item its own keys and arguments, whatever the others carry', async () => {
+    const [one, two] = await Promise.all([
+      runBatched(redis, counter, [`${prefix}:a`], [5]),
+      runBatched(redis, counter, [`${prefix}:b`, `${prefix}:unused`], [7, 'x', 'y']),
+    ]);
+    expect(one).toEqual([5, 1, 1]);
+    expect(two).toEqual([7, 2, 3]);
+  });
+
+  it('fails only the item that failed; the others of the batch succeed', async () => {
+    await observer.hset(`${prefix}:hash`, 'f', '1');
+    await observer.pexpire(`${prefix}:hash`, 60_000);
+    const outcomes = await Promise.allSettled([
+      runBatched(redis, counter, [`${prefix}:ok1`], [1]),
+      runBatched(redis, counter, [`${prefix}:hash`], [1]),
+      runBatched(redis, counter, [`${prefix}:ok2`], ['boom']),
+      runBatched(redis, counter, [`${prefix}:ok3`], ['nil']),
+      runBatched(redis, counter, [`${prefix}:ok4`], [2]),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled', 'fulfilled']);
+    expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/^ReplyError: WRONGTYPE/);
+    expect(String((outcomes[2] as PromiseRejectedResult).reason)).toMatch(/^ReplyError: ERR .*boom/);
+    expect((outcomes[3] as PromiseFulfilledResult<unknown>).value).toBeNull();
+    expect((outcomes[4] as PromiseFulfilledResult<unknown>).value).toEqual([2, 1, 1]);
+  });
+
+  it('applies items in submission order, across batches', async () => {
+    const key = `${prefix}:order`;
+    const count = 2 * MAX_BATCH_ITEMS + 3;
+    await Promise.all(Array.from({ length: count }, (_, i) => runBatched(redis, append, [key], [i])));
+    expect(await observer.lrange(key, 0, -1)).toEqual(Array.from({ length: count }, (_, i) => String(i)));
+  });
+
+  it('survives SCRIPT FLUSH (the NOSCRIPT path)', async () => {
+    await observer.script('FLUSH');
+    expect(await runBatched(redis, counter, [`${prefix}:flushed`], [3])).toEqual([3, 1, 1]);
+  });
+
+  it('rejects every item of a batch the connection cannot send', async () => {
+    const closed = new Redis(process.env.REDIS_URL_STANDALONE!, { enableOfflineQueue: false });
+    registerScripts(closed);
+    await new Promise((ready) => closed.once('ready', ready));
+    await closed.quit();
+    const outcomes = await Promise.allSettled([runBatched(closed, counter, ['x'], [1]), runBatched(closed, counter, ['y'], [1])]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(/Connection is closed|isn't writeable/);
+  });
+
+  it('can be sent by hand as a batch of one (inside a pipeline)', async () => {
+    const [[error, replies]] = (await redis.pipeline().call('EVAL', counter.lua, ...batchOfOne([`${prefix}:piped`], [4])).exec())!;
+    expect(error).toBeNull();
+    expect(replies).toEqual([[4, 1, 1]]);
+  });
+
+  it('on a cluster, batches only items of one slot and answers items of every slot', async () => {
+    if (!cluster) return expect(process.env.REDIS_TOPOLOGIES).not.toContain('cluster');
+    const replies = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => runBatched(cluster!, counter, [`${prefix}:{slot${i % 10}}:c${i}`, `${prefix}:{slot${i % 10}}:d`], [1])),
+    );
+    expect(replies).toEqual(Array.from({ length: 40 }, () => [1, 2, 1]));
+  });
+});

@@ -1,0 +1,121 @@
+import type { Cluster, Redis } from 'ioredis';
+import type { BatchedScript } from './batched-script';
+import { ensureDefined } from './redis-script';
+
+/**
+ * Items per EVALSHA. Small batches keep several in flight at once, so the app builds the next batch while Redis
+ * runs the previous one (measured on 2 cores with 32 concurrent callers: 8 items ≈ 2.5× one script per call;
+ * 32 in one batch is slower than 8, because app and server then take turns).
+ */
+export const MAX_BATCH_ITEMS = Number(process.env.RP_BATCH ?? 8);
+
+interface PendingBatch {
+  readonly keys: string[];
+  readonly args: Array<string | number | Buffer>;
+  readonly settle: Array<{ resolve(reply: unknown): void; reject(error: unknown): void }>;
+}
+
+type BatchQueues = Map<string, PendingBatch>;
+type BatchCommand = (keyCount: number, keys: string[], args: Array<string | number | Buffer>) => Promise<unknown[]>;
+
+const queuesOf = new WeakMap<Redis | Cluster, BatchQueues>();
+
+/**
+ * Runs one item of a batched script: items submitted in the same tick to the same script on the same client (and,
+ * on a cluster, the same slot) go to Redis together, at most {@link MAX_BATCH_ITEMS} per EVALSHA. A lone item is
+ * sent on the next tick, so a caller waits for no one. Resolves with the item's own reply; rejects with the item's
+ * own error, or with the batch's (timeout, connection lost), which every item of that batch then shares.
+ *
+ * Order: items of one script on one connection reach Redis in submission order, so a release submitted after an
+ * acquire is never applied before it.
+ */
+export function runBatched<TItem>(
+  client: Redis | Cluster,
+  script: BatchedScript<TItem>,
+  keys: readonly string[],
+  args: ReadonlyArray<string | number | Buffer>,
+): Promise<TItem> {
+  let queues = queuesOf.get(client);
+  if (!queues) {
+    queues = new Map();
+    queuesOf.set(client, queues);
+  }
+  // A script's keys must share one slot on a cluster: only items with the same hash tag share a batch there.
+  const queueKey = (client as Cluster).isCluster && keys.length > 0 ? `${script.commandName}:${hashTagOf(keys[0])}` : script.commandName;
+  let batch = queues.get(queueKey);
+  if (!batch) {
+    batch = { keys: [], args: [], settle: [] };
+    queues.set(queueKey, batch);
+    process.nextTick(flushIfPending, client, script, queues, queueKey, batch);
+  }
+  const pending = batch;
+  for (const key of keys) pending.keys.push(key);
+  pending.args.push(keys.length, args.length);
+  for (const arg of args) pending.args.push(arg);
+  const result = new Promise<TItem>((resolve, reject) => {
+    pending.settle.push({ resolve: resolve as (reply: unknown) => void, reject });
+  });
+  if (pending.settle.length >= MAX_BATCH_ITEMS) {
+    queues.delete(queueKey);
+    send(client, script, pending);
+  }
+  return result;
+}
+
+function flushIfPending(client: Redis | Cluster, script: BatchedScript<unknown>, queues: BatchQueues, queueKey: string, batch: PendingBatch): void {
+  if (queues.get(queueKey) !== batch) return; // already sent full
+  queues.delete(queueKey);
+  send(client, script, batch);
+}
+
+const corked = new WeakSet<Redis | Cluster>();
+
+function uncork(client: Redis | Cluster, stream: { uncork(): void }): void {
+  corked.delete(client);
+  stream.uncork();
+}
+
+function send(client: Redis | Cluster, script: BatchedScript<unknown>, batch: PendingBatch): void {
+  const { settle } = batch;
+  let sent: Promise<unknown[]>;
+  if (!corked.has(client)) {
+    const stream = (client as unknown as { stream?: { cork(): void; uncork(): void; writable: boolean } }).stream;
+    if (stream && stream.writable && !(client as Cluster).isCluster) {
+      stream.cork();
+      corked.add(client);
+      process.nextTick(uncork, client, stream);
+    }
+  }
+  try {
+    // Normally a no-op: registerScripts defined it when the connection was created.
+    ensureDefined(client, script);
+    // ioredis flattens array arguments into the command: no spread of the batch here.
+    const command = (client as unknown as Record<string, BatchCommand>)[script.commandName];
+    sent = command.call(client, batch.keys.length, batch.keys, batch.args);
+  } catch (error) {
+    sent = Promise.reject(error);
+  }
+  sent.then(
+    (replies) => {
+      for (let i = 0; i < settle.length; i++) {
+        const reply = replies[i];
+        if (reply instanceof Error) settle[i].reject(reply);
+        else if (i < replies.length) settle[i].resolve(reply);
+        else settle[i].reject(new Error(`Script ${script.name} answered ${replies.length} of ${settle.length} items.`));
+      }
+    },
+    (error: unknown) => {
+      for (const item of settle) item.reject(error);
+    },
+  );
+}
+
+/** The part of a key Redis Cluster hashes: the first non-empty `{…}`, else the whole key. */
+function hashTagOf(key: string): string {
+  const open = key.indexOf('{');
+  if (open >= 0) {
+    const close = key.indexOf('}', open + 1);
+    if (close > open + 1) return key.slice(open + 1, close);
+  }
+  return key;
+}
