@@ -1,12 +1,13 @@
 import { defineBatchedScript } from '../../core/scripts/batched-script';
 import { FIXED_WINDOW_LUA } from './fixed-window.lua';
 import { GCRA_LUA } from './gcra.lua';
+import { REDIS_CLOCK_LUA } from './redis-clock.lua';
 import { SLIDING_WINDOW_COUNTER_LUA } from './sliding-window-counter.lua';
 import { SLIDING_WINDOW_LUA } from './sliding-window.lua';
 import { TOKEN_BUCKET_LUA } from './token-bucket.lua';
 
 // The five algorithms as functions returning a check and a deferred commit (see each *.lua.ts).
-const ALGORITHMS_LUA = `${FIXED_WINDOW_LUA}${SLIDING_WINDOW_LUA}${SLIDING_WINDOW_COUNTER_LUA}${TOKEN_BUCKET_LUA}${GCRA_LUA}
+const ALGORITHMS_LUA = `${REDIS_CLOCK_LUA}${FIXED_WINDOW_LUA}${SLIDING_WINDOW_LUA}${SLIDING_WINDOW_COUNTER_LUA}${TOKEN_BUCKET_LUA}${GCRA_LUA}
 local checks = { fixed_window, sliding_window, sliding_window_counter, token_bucket, gcra }
 `;
 
@@ -22,7 +23,8 @@ local checks = { fixed_window, sliding_window, sliding_window_counter, token_buc
  *
  * One item of a batch (see defineBatchedScript): the algorithm functions are defined once per batch.
  *
- * Time is Redis TIME, read once (not at all when every policy is a fixed window): every instance, whatever its
+ * Time is Redis TIME, read once per batch (not at all when every policy is a fixed window): every instance, whatever
+ * its
  * clock, sees the same windows (invariant 3). Phase one checks every policy without writing; phase two consumes
  * from all of them only if all allowed, so a denied call costs nothing anywhere (no partial consumption as with
  * sequential limiters).
@@ -35,8 +37,7 @@ local count = (#ARGV - 2) / 3
 local now = 0
 for i = 1, count do
   if ARGV[3 * i] ~= '1' then
-    local time = redis.call('TIME')
-    now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+    now = now_ms()
     break
   end
 end

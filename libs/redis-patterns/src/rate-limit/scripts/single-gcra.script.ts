@@ -1,4 +1,5 @@
 import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { REDIS_CLOCK_LUA } from './redis-clock.lua';
 
 /**
  * GCRA, one policy: the specialised form of `gcra.lua.ts` (same state, same arithmetic, no function table or
@@ -12,15 +13,15 @@ import { defineBatchedScript } from '../../core/scripts/batched-script';
  *
  * One item of a batch (see defineBatchedScript): concurrent decisions share one EVALSHA.
  *
- * Time is Redis TIME (invariant 3): every instance, whatever its clock, sees the same TAT.
+ * Time is Redis TIME, read once per batch (redis-clock.lua.ts; invariant 3): every instance, whatever its clock,
+ * sees the same TAT.
  */
 export const singleGcraScript = defineBatchedScript<number[]>(
   'rate_limit_gcra',
   `
 local key = KEYS[1]
 local cost, burst, interval = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+local now = now_ms()
 local tolerance = burst * interval
 local tat = tonumber(redis.call('GET', key) or '0')
 if tat < now then tat = now end
@@ -40,4 +41,5 @@ local retry = tolerance
 if cost * interval <= tolerance + 0.001 then retry = math.max(wait, 1) end
 return { 0, math.max(math.floor(available), 0), math.ceil(tat - now), math.ceil(retry) }
 `,
+  REDIS_CLOCK_LUA,
 );

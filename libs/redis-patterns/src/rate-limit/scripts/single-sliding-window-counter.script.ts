@@ -1,4 +1,5 @@
 import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { REDIS_CLOCK_LUA } from './redis-clock.lua';
 
 /**
  * Sliding window counter, one policy: the specialised form of `sliding-window-counter.lua.ts` (same hash, same
@@ -12,15 +13,15 @@ import { defineBatchedScript } from '../../core/scripts/batched-script';
  *
  * One item of a batch (see defineBatchedScript): concurrent decisions share one EVALSHA.
  *
- * Time is Redis TIME (invariant 3): windows are aligned on the server's clock, the same for every instance.
+ * Time is Redis TIME, read once per batch (redis-clock.lua.ts; invariant 3): windows are aligned on the server's
+ * clock, the same for every instance.
  */
 export const singleSlidingWindowCounterScript = defineBatchedScript<number[]>(
   'rate_limit_swc',
   `
 local key = KEYS[1]
 local cost, limit, window = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+local now = now_ms()
 local index = math.floor(now / window)
 local elapsed = now - index * window
 local state = redis.call('HMGET', key, 'w', 'c', 'p')
@@ -58,4 +59,5 @@ else
 end
 return { 0, math.max(math.floor(available), 0), math.ceil(reset_now), math.ceil(math.max(retry, 1)) }
 `,
+  REDIS_CLOCK_LUA,
 );

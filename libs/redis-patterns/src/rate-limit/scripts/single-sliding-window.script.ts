@@ -1,4 +1,5 @@
 import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { REDIS_CLOCK_LUA } from './redis-clock.lua';
 
 /**
  * Sliding window log, one policy: the specialised form of `sliding-window.lua.ts` (same sorted set, no function
@@ -14,15 +15,15 @@ import { defineBatchedScript } from '../../core/scripts/batched-script';
  *
  * One item of a batch (see defineBatchedScript): concurrent decisions share one EVALSHA.
  *
- * Time is Redis TIME (invariant 3): the count over the last windowMs is exact whatever the callers' clocks.
+ * Time is Redis TIME, read once per batch (redis-clock.lua.ts; invariant 3): the count over the last windowMs is
+ * exact whatever the callers' clocks.
  */
 export const singleSlidingWindowScript = defineBatchedScript<number[]>(
   'rate_limit_sw',
   `
 local key = KEYS[1]
 local cost, limit, window = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+local now = now_ms()
 redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
 local count = redis.call('ZCARD', key)
 local available = limit - count
@@ -57,4 +58,5 @@ if cost <= limit then
 end
 return { 0, math.max(available, 0), math.ceil(reset_now), math.ceil(retry) }
 `,
+  REDIS_CLOCK_LUA,
 );

@@ -1,4 +1,5 @@
 import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { REDIS_CLOCK_LUA } from './redis-clock.lua';
 
 /**
  * Token bucket, one policy: the specialised form of `token-bucket.lua.ts` (same hash, same arithmetic, no
@@ -12,7 +13,8 @@ import { defineBatchedScript } from '../../core/scripts/batched-script';
  *
  * One item of a batch (see defineBatchedScript): concurrent decisions share one EVALSHA.
  *
- * Time is Redis TIME (invariant 3). A missing key is a full bucket, so the key expires once it would be full.
+ * Time is Redis TIME, read once per batch (redis-clock.lua.ts; invariant 3). A missing key is a full bucket, so the
+ * key expires once it would be full.
  */
 export const singleTokenBucketScript = defineBatchedScript<number[]>(
   'rate_limit_tb',
@@ -20,8 +22,7 @@ export const singleTokenBucketScript = defineBatchedScript<number[]>(
 local key = KEYS[1]
 local cost, capacity = tonumber(ARGV[1]), tonumber(ARGV[2])
 local per_ms = tonumber(ARGV[3]) / 1000
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+local now = now_ms()
 local state = redis.call('HMGET', key, 't', 'ts')
 local tokens = capacity
 local last = tonumber(state[2])
@@ -40,4 +41,5 @@ local retry = capacity / per_ms
 if cost <= capacity then retry = math.max((cost - tokens) / per_ms, 1) end
 return { 0, math.max(math.floor(tokens), 0), math.ceil((capacity - tokens) / per_ms), math.ceil(retry) }
 `,
+  REDIS_CLOCK_LUA,
 );
