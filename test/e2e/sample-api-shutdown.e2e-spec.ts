@@ -52,6 +52,8 @@ describe('built sample API: graceful shutdown', () => {
           const response = await fetch(`${base}${path}`, { method: path.includes('pay') ? 'POST' : 'GET' });
           await response.arrayBuffer();
           if (response.status < 500) results.ok++;
+          // Once closing, the app answers new requests 503 with Connection: close (return503OnClosing).
+          else if (response.status === 503 && sentAt > signalledAt) results.closed++;
           else results.broken++;
         } catch {
           // Once SIGTERM is sent the listener closes: new connections are refused and idle keep-alive sockets are

@@ -11,7 +11,9 @@ async function bootstrap(): Promise<void> {
     process.env.REDIS_URL = embedded.url;
     logger.log(`REDIS_URL is unset: started a throwaway redis-server at ${embedded.url}`);
   }
-  const app = await NestFactory.create(AppModule);
+  // return503OnClosing: once closing, keep-alive clients get 503 + Connection: close, so the HTTP server can close
+  // while a client keeps sending (otherwise app.close() waits for every keep-alive connection to go idle).
+  const app = await NestFactory.create(AppModule, { return503OnClosing: true });
   // Signals are handled here rather than by enableShutdownHooks() so that the embedded server stops only after
   // app.close() has run every shutdown hook (consumers drained, locks released, connections quit).
   let closing = false;
