@@ -68,24 +68,9 @@ function flushIfPending(client: Redis | Cluster, script: BatchedScript<unknown>,
   send(client, script, batch);
 }
 
-const corked = new WeakSet<Redis | Cluster>();
-
-function uncork(client: Redis | Cluster, stream: { uncork(): void }): void {
-  corked.delete(client);
-  stream.uncork();
-}
-
 function send(client: Redis | Cluster, script: BatchedScript<unknown>, batch: PendingBatch): void {
   const { settle } = batch;
   let sent: Promise<unknown[]>;
-  if (!corked.has(client)) {
-    const stream = (client as unknown as { stream?: { cork(): void; uncork(): void; writable: boolean } }).stream;
-    if (stream && stream.writable && !(client as Cluster).isCluster) {
-      stream.cork();
-      corked.add(client);
-      process.nextTick(uncork, client, stream);
-    }
-  }
   try {
     // Normally a no-op: registerScripts defined it when the connection was created.
     ensureDefined(client, script);
