@@ -82,7 +82,7 @@ describe('Sentinel failover', () => {
     await topology?.stop();
   });
 
-  it('follows SENTINEL FAILOVER within seconds: writes resume on the new master, writes to the old master stop at the switch', async () => {
+  it('follows SENTINEL FAILOVER within seconds: writes pause from the promotion to the switch and resume on the new master, none acknowledged is lost', async () => {
     const redis = nest.get(RedisConnections).get() as Redis;
     const port = async () => Number(((await redis.config('GET', 'port')) as string[])[1]);
     expect(await port()).toBe(topology.master.port);
@@ -112,9 +112,9 @@ describe('Sentinel failover', () => {
     const survivors = await Promise.all(acknowledged.map((key) => redis.exists(key)));
     const lost = survivors.filter((n) => n === 0).length;
     expect(switchedAfterMs).toBeLessThan(8000);
-    // Writes the old master acknowledged between the promotion and +switch-master (about a second) are lost:
-    // asynchronous replication. Without following +switch-master the client would keep writing there for the ~10 s
-    // until Sentinel demotes it (about 2000 writes at this rate).
-    expect(lost).toBeLessThan(400);
+    // The connection pauses when a sentinel promotes the replica and resumes on +switch-master, so the old master
+    // acknowledges nothing the new one does not have (at most a write or two still replicating at the pause).
+    // Following only +switch-master lost ~100 writes here; following nothing, ~2000 (until Sentinel demotes it).
+    expect(lost).toBeLessThanOrEqual(2);
   }, 60_000);
 });
