@@ -30,7 +30,8 @@ export interface BatchedScript<TItem> {
 }
 
 /**
- * Declares a batched script. `body` is the Lua of one item (uses `KEYS[i]`, `ARGV[i]`, ends with `return`);
+ * Declares a batched script. `body` is the Lua of one item (uses `KEYS[i]`, `ARGV[i]`, ends with `return`; it must
+ * not keep a reference to KEYS or ARGV, which are refilled for the next item);
  * `prelude` holds definitions shared by every item of a batch (local functions, constant tables), evaluated once
  * per batch rather than once per item.
  */
@@ -41,12 +42,16 @@ ${body}
 end
 local all_keys, all_args = KEYS, ARGV
 local replies = {}
+-- One KEYS and one ARGV table for every item, refilled (and trimmed, so # is right) rather than allocated per item.
+local keys, args, key_top, arg_top = {}, {}, 0, 0
 local k, a, n, last = 0, 1, 0, #all_args
 while a <= last do
   local key_count, arg_count = tonumber(all_args[a]), tonumber(all_args[a + 1])
-  local keys, args = {}, {}
   for j = 1, key_count do keys[j] = all_keys[k + j] end
+  for j = key_count + 1, key_top do keys[j] = nil end
   for j = 1, arg_count do args[j] = all_args[a + 1 + j] end
+  for j = arg_count + 1, arg_top do args[j] = nil end
+  key_top, arg_top = key_count, arg_count
   k = k + key_count
   a = a + 2 + arg_count
   n = n + 1
