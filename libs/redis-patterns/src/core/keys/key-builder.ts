@@ -25,7 +25,8 @@ export class KeyBuilder {
    * group's keys.
    */
   slotGroup(pattern: string, ...parts: string[]): string {
-    return `${this.head}${pattern}:{${parts.map((part) => escapeKeyPart(part)).join(':')}}`;
+    const tag = parts.length === 1 ? escapeKeyPart(parts[0]) : parts.map((part) => escapeKeyPart(part)).join(':');
+    return `${this.head}${pattern}:{${tag}}`;
   }
 
   /** A key inside a slot group: `<group>:<suffix>` (suffix is a library constant, not user input). */
