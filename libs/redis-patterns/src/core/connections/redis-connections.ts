@@ -7,6 +7,7 @@ import { DEDICATED_CONNECTION_OVERRIDES } from './fail-fast-defaults';
 import { registerScripts } from '../scripts/redis-script';
 import { closeClient, watchClientEvents, waitUntilReady } from './client-lifecycle';
 import { FrozenServerWatchdog } from './frozen-server-watchdog';
+import { redactDebugOutput } from './redact-debug-output';
 import { SentinelSwitchWatcher } from './sentinel-switch-watcher';
 
 /** An ioredis client of either kind. */
@@ -39,6 +40,7 @@ export class RedisConnections implements OnApplicationShutdown {
         connectTimeoutMs: options.connectTimeoutMs,
       });
       connections.managed.set(name, managed);
+      redactDebugOutput(managed.secrets);
       registerScripts(managed.client);
       if (managed.owned) {
         watchClientEvents(managed.client, name, managed.secrets, connections.logger);
