@@ -5,6 +5,7 @@ import { runBatched } from '@app/redis-patterns/core/scripts/run-batched';
 import { compilePolicies } from '@app/redis-patterns/rate-limit/compile-policies';
 import { RATE_LIMIT_SCRIPTS } from '@app/redis-patterns/rate-limit/script-call';
 import { CONSUME_SCRIPT } from '@app/redis-patterns/rate-limit/scripts/consume.script';
+import { multiFixedWindowScript } from '@app/redis-patterns/rate-limit/scripts/multi-fixed-window.script';
 import { connectionFor, keysWithoutTtl, type TopologyName, uniquePrefix } from '../../support/redis-env';
 import { startApp } from './rate-limit-app';
 
@@ -57,6 +58,29 @@ describe.each<TopologyName>(['standalone', 'cluster'])('single-policy scripts on
       expect(Math.abs((await client.pttl(single)) - (await client.pttl(generic)))).toBeLessThanOrEqual(50);
     },
   );
+
+  it('several fixed windows: the specialised script decides like the generic one, step by step', async () => {
+    const policies: RateLimitPolicy[] = [
+      { algorithm: 'fixed-window', limit: 3, windowMs: 60_000 },
+      { algorithm: 'fixed-window', limit: 5, windowMs: 3_600_000 },
+    ];
+    const compiled = compilePolicies(policies, 'policy', error);
+    expect(compiled.call.script).toBe(multiFixedWindowScript);
+    const args = compiled.call.unitArgs.slice(2);
+    const mine = [`${prefix}:rl:{mfw}:a`, `${prefix}:rl:{mfw}:b`];
+    const reference = [`${prefix}:rl:{mfw}:ra`, `${prefix}:rl:{mfw}:rb`];
+    // Allowed, a peek, allowed up to the first limit, denied (nothing consumed), a cost above every limit, a peek.
+    for (const [step, cost] of [0, 1, 0, 2, 1, 9, 0].entries()) {
+      const [got, expected] = await Promise.all([
+        runBatched(client, multiFixedWindowScript, mine, [cost, '', ...args]),
+        runBatched(client, CONSUME_SCRIPT, reference, [cost, '', ...args]),
+      ]);
+      expect([`step ${step} cost ${cost}`, got[0], got[1], got[4]]).toEqual([`step ${step} cost ${cost}`, expected[0], expected[1], expected[4]]);
+      for (const i of [2, 3, 5, 6]) expect(Math.abs(got[i] - expected[i])).toBeLessThanOrEqual(50);
+    }
+    expect(await client.mget(...mine)).toEqual(await client.mget(...reference));
+    expect(await client.mget(...mine)).toEqual(['3', '3']);
+  });
 
   it('fixed window: a denial leaves no counter behind, not even a new one', async () => {
     const policy: RateLimitPolicy = { algorithm: 'fixed-window', limit: 2, windowMs: 60_000 };

@@ -1,6 +1,7 @@
 import type { BatchedScript } from '../core/scripts/batched-script';
 import type { RateLimitAlgorithm } from './rate-limit-policy';
 import { CONSUME_SCRIPT } from './scripts/consume.script';
+import { multiFixedWindowScript } from './scripts/multi-fixed-window.script';
 import { singleFixedWindowScript } from './scripts/single-fixed-window.script';
 import { singleGcraScript } from './scripts/single-gcra.script';
 import { singleSlidingWindowCounterScript } from './scripts/single-sliding-window-counter.script';
@@ -37,7 +38,7 @@ const SINGLE: Readonly<Record<RateLimitAlgorithm, BatchedScript<number[]>>> = {
 };
 
 /** Every script a decision may run. */
-export const RATE_LIMIT_SCRIPTS: ReadonlyArray<BatchedScript<number[]>> = [...Object.values(SINGLE), CONSUME_SCRIPT];
+export const RATE_LIMIT_SCRIPTS: ReadonlyArray<BatchedScript<number[]>> = [...Object.values(SINGLE), multiFixedWindowScript, CONSUME_SCRIPT];
 
 /** The script call of a list of validated policies. */
 export function scriptCallFor(policies: readonly CallPolicy[]): ScriptCall {
@@ -50,7 +51,9 @@ export function scriptCallFor(policies: readonly CallPolicy[]): ScriptCall {
   // Several policies, all-or-nothing: the generic script. ARGV: cost, nonce, then code, a, b per policy.
   const log = policies.some((p) => p.algorithm === 'sliding-window');
   const tail = policies.flatMap((p) => [String(p.code), String(p.a), String(p.b)]);
-  return { script: CONSUME_SCRIPT, unitArgs: ['1', '', ...tail], nonceIndex: log ? 1 : -1 };
+  // Only fixed windows (per second + per day, the common pair): their own script, no clock, no closures.
+  const script = policies.every((p) => p.algorithm === 'fixed-window') ? multiFixedWindowScript : CONSUME_SCRIPT;
+  return { script, unitArgs: ['1', '', ...tail], nonceIndex: log ? 1 : -1 };
 }
 
 /** The ARGV of one call: shared (no allocation) for the usual cost of 1 without a nonce. */
