@@ -105,6 +105,21 @@ describe('runBatched against a real server', () => {
     expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(/Connection is closed|isn't writeable/);
   });
 
+  it('keeps its batches out of ioredis auto-pipelining on that client only, other commands still auto-pipelined', async () => {
+    const piped = new Redis(process.env.REDIS_URL_STANDALONE!, { enableAutoPipelining: true });
+    try {
+      registerScripts(piped);
+      const [reply, pong] = await Promise.all([runBatched(piped, counter, [`${prefix}:auto`], [1]), piped.ping()]);
+      expect([reply, pong]).toEqual([[1, 1, 1], 'PONG']);
+      expect(piped.options.autoPipeliningIgnoredCommands).toEqual([counter.commandName]);
+      const untouched = new Redis({ lazyConnect: true, enableAutoPipelining: true });
+      expect(untouched.options.autoPipeliningIgnoredCommands).toEqual([]);
+      untouched.disconnect();
+    } finally {
+      piped.disconnect();
+    }
+  });
+
   it('can be sent by hand as a batch of one (inside a pipeline)', async () => {
     const [[error, replies]] = (await redis.pipeline().call('EVAL', counter.lua, ...batchOfOne([`${prefix}:piped`], [4])).exec())!;
     expect(error).toBeNull();

@@ -1,5 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { BatchedScript } from './batched-script';
+import { excludeFromAutoPipelining } from './exclude-from-auto-pipelining';
 import { ensureDefined } from './redis-script';
 
 /**
@@ -19,6 +20,19 @@ type BatchQueues = Map<string, PendingBatch>;
 type BatchCommand = (keyCount: number, keys: string[], args: Array<string | number | Buffer>) => Promise<unknown[]>;
 
 const queuesOf = new WeakMap<Redis | Cluster, BatchQueues>();
+const preparedOn = new WeakMap<Redis | Cluster, Set<string>>();
+
+// A batch is already a pipeline of its own: sent through ioredis auto-pipelining it would wait for the connection's
+// one in-flight auto-pipeline (see excludeFromAutoPipelining). Done once per client and script.
+function prepare(client: Redis | Cluster, script: BatchedScript<unknown>): void {
+  let prepared = preparedOn.get(client);
+  if (!prepared) preparedOn.set(client, (prepared = new Set()));
+  if (prepared.has(script.commandName)) return;
+  // Normally a no-op: registerScripts defined it when the connection was created.
+  ensureDefined(client, script);
+  excludeFromAutoPipelining(client, [script]);
+  prepared.add(script.commandName);
+}
 
 /**
  * Runs one item of a batched script: items submitted in the same tick to the same script on the same client (and,
@@ -72,8 +86,7 @@ function send(client: Redis | Cluster, script: BatchedScript<unknown>, batch: Pe
   const { settle } = batch;
   let sent: Promise<unknown[]>;
   try {
-    // Normally a no-op: registerScripts defined it when the connection was created.
-    ensureDefined(client, script);
+    prepare(client, script);
     // ioredis flattens array arguments into the command: no spread of the batch here.
     const command = (client as unknown as Record<string, BatchCommand>)[script.commandName];
     sent = command.call(client, batch.keys.length, batch.keys, batch.args);
