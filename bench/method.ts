@@ -15,7 +15,7 @@ export const METHOD = [
   '- HTTP level: each Nest app (Express) runs in its own Node process; autocannon runs in the benchmark process with',
   '  a fixed number of connections. Client CPU there is the **app process\'s** CPU (from `/proc/<pid>/stat`) per request.',
   '- Peers are configured as their documentation shows, with a plain ioredis client (no auto-pipelining) unless',
-  '  the row says otherwise; ours uses the module\'s defaults (fail-fast, auto-pipelining on).',
+  '  the row says otherwise; ours uses the module\'s defaults (fail-fast; no auto-pipelining on a single node, batched scripts).',
   '- The machine is shared and noisy: read the ratios (both sides feel the same noise in a round), not the absolute',
   '  numbers. A quick run (`--quick`) is a smoke test and its numbers mean little.',
 ].join('\n');

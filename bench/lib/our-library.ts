@@ -21,7 +21,7 @@ export function missingExports(...names: string[]): string | undefined {
 
 /**
  * A Nest application context with `RedisPatternsModule.forRoot({ connection: url, keyPrefix, ...sections })`,
- * the way an application would configure it (fail-fast defaults, auto-pipelining on).
+ * the way an application would configure it (fail-fast defaults; auto-pipelining off on a single node).
  */
 export async function createOurContext(url: string, keyPrefix: string, sections: Record<string, unknown> = {}): Promise<INestApplicationContext> {
   @Module({ imports: [library.RedisPatternsModule.forRoot({ connection: url, keyPrefix, ...sections })] })
