@@ -54,7 +54,7 @@ export const outageScenario: Scenario = {
   deadlineMs: 120_000,
   async run(context) {
     const server = await ownStandalone(context, 'outage');
-    // FAULTS_NO_AUTOPIPELINE=1 runs the app with enableAutoPipelining off (to compare against the shipped default).
+    // FAULTS_NO_AUTOPIPELINE=1 passes enableAutoPipelining: false explicitly (the single-node default since it measured slower).
     const app = new TsChild('test/fixtures/faults/outage-app.ts', { REDIS_URL: server.url, KEY_PREFIX: 'fout', NO_AUTOPIPELINE: process.env.FAULTS_NO_AUTOPIPELINE ?? '' }, ['--expose-gc']);
     context.defer(() => app.kill());
     const port = Number((await app.waitForLine(/^listening (\d+)$/, 60_000))[1]);
