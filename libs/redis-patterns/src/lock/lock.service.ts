@@ -18,8 +18,6 @@ import type { LockStore } from './lock-store.interface';
 import { QuorumLockStore } from './quorum-lock-store';
 import { SingleLockStore } from './single-lock-store';
 import { TokenSource } from './token-source';
-import { excludeFromAutoPipelining } from '../core/scripts/exclude-from-auto-pipelining';
-import { LOCK_SCRIPTS } from './unpipelined-scripts';
 
 /** Options of `tryAcquire`. */
 export interface TryAcquireOptions {
@@ -74,7 +72,6 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
     this.logger = moduleOptions.logger ?? new Logger('LockService');
     const { redlock, waitReplicas, waitTimeoutMs } = this.options;
     const clients = redlock ? redlock.connections.map((name) => connections.get(name)) : [connections.get(this.options.connection)];
-    for (const client of clients) excludeFromAutoPipelining(client, LOCK_SCRIPTS);
     this.store = redlock
       ? new QuorumLockStore(clients, this.options.fenceTtlMs, redlock.nodeTimeoutMs)
       : new SingleLockStore(clients[0], this.options.fenceTtlMs, { replicas: waitReplicas, timeoutMs: waitTimeoutMs });

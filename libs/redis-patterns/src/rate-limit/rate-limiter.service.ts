@@ -12,8 +12,7 @@ import { checkCost, compilePolicies, type CompiledPolicies, type PolicyErrorFact
 import { MemoryRateLimiter } from './memory/memory-rate-limiter';
 import { OutageBreaker } from './outage-breaker';
 import type { RateLimitConsumeOptions, RateLimitDecision, RateLimitOutageOptions, RateLimitPolicy } from './rate-limit-policy';
-import { excludeFromAutoPipelining } from '../core/scripts/exclude-from-auto-pipelining';
-import { RATE_LIMIT_SCRIPTS, scriptArgs } from './script-call';
+import { scriptArgs } from './script-call';
 import { failOpenDecision, toDecision } from './to-decision';
 
 const NO_OPTIONS: RateLimitConsumeOptions = Object.freeze({});
@@ -173,12 +172,8 @@ export class RateLimiterService implements BeforeApplicationShutdown {
   }
 
   private redis(): RedisClient {
-    if (!this.client) {
-      const client = this.connections.get(this.options.rateLimit?.connection);
-      // Decisions are latency-bound: see excludeFromAutoPipelining for why they skip the auto-pipeline.
-      excludeFromAutoPipelining(client, RATE_LIMIT_SCRIPTS);
-      this.client = client;
-    }
+    // runBatched keeps the decision scripts out of ioredis auto-pipelining on this client.
+    this.client ??= this.connections.get(this.options.rateLimit?.connection);
     return this.client;
   }
 }
