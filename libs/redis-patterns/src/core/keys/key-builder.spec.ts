@@ -13,6 +13,16 @@ describe('escapeKeyPart', () => {
     expect(escaped).toBe('a%3Ab%7Bc%7D%2A%3F%5Bd%5D%5C%20e%0A%25');
   });
 
+  it('percent-encodes exactly the unsafe characters, one UTF-16 unit at a time, across the whole BMP', () => {
+    const unsafe = /[%:{}*?[\]\\\s\x00-\x1f\x7f]/;
+    for (let code = 0; code < 0x10000; code++) {
+      const ch = String.fromCharCode(code);
+      const expected = unsafe.test(ch) ? `%${code.toString(16).toUpperCase().padStart(2, '0')}` : ch;
+      if (escapeKeyPart(`a${ch}b${ch}`) !== `a${expected}b${expected}`) throw new Error(`U+${code.toString(16)} escaped as ${escapeKeyPart(ch)}`);
+    }
+    expect(escapeKeyPart('2001:db8::1')).toBe('2001%3Adb8%3A%3A1');
+  });
+
   it('is injective: distinct inputs give distinct parts, including those that look escaped', () => {
     expect(escapeKeyPart('a:b')).not.toBe(escapeKeyPart('a%3Ab'));
   });
