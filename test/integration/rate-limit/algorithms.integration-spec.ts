@@ -197,7 +197,7 @@ describe.each<TopologyName>(['standalone', 'cluster'])('RateLimiterService on %s
     const ttls = await Promise.all(keys.map((key) => admin.pttl(key)));
     keys.forEach((key, i) => {
       if (key.endsWith(':fw:100:60000') || key.endsWith(':sw:100:60000')) expect(ttls[i]).toBeLessThanOrEqual(LONG);
-      if (key.endsWith(':swc:100:60000')) expect(ttls[i]).toBeLessThanOrEqual(2 * LONG);
+      if (key.endsWith(':swc2:100:60000')) expect(ttls[i]).toBeLessThanOrEqual(2 * LONG);
       // Token bucket: the time to refill what was taken (100 tokens at 0.001/s); GCRA: 100 intervals of 36 s.
       if (key.endsWith(':gcra:100:3600000:100')) expect(ttls[i]).toBeLessThanOrEqual(3_600_000);
     });

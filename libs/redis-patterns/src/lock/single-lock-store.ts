@@ -68,7 +68,7 @@ export class SingleLockStore implements LockStore {
     // writes), so both go in one pipeline: one round trip plus the replication delay.
     ensureDefined(this.client, ACQUIRE_LOCK_SCRIPT);
     const pipeline = this.client.pipeline() as unknown as Record<string, (...a: unknown[]) => unknown> & { exec(): Promise<Array<[Error | null, unknown]>> };
-    pipeline[ACQUIRE_LOCK_SCRIPT.commandName](...batchOfOne([keys.lock, keys.fence], args));
+    pipeline[ACQUIRE_LOCK_SCRIPT.commandName](...batchOfOne(ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], args));
     pipeline.wait(this.replication.replicas, this.replication.timeoutMs);
     const [[scriptError, replies], [waitError, acks]] = await pipeline.exec();
     if (scriptError) throw scriptError;

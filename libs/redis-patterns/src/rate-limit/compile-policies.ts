@@ -116,7 +116,8 @@ function compileOne(policy: unknown, path: string, error: PolicyErrorFactory, de
       if (typeof rate !== 'number' || !Number.isFinite(rate) || rate <= 0 || rate > MAX_LIMIT || capacity / rate > MAX_WINDOW_MS / 1000) {
         throw error(`${path}.refillPerSecond`, 'a number greater than 0 (tokens per second; capacity/refillPerSecond at most a year)', describeValue(rate));
       }
-      return { algorithm, code, a: capacity, b: rate, limit: capacity, suffix: `tb:${capacity}:${rate}`, name, policyItem: item(capacity, (capacity / rate) * 1000) };
+      // tb2: see swc2 below.
+      return { algorithm, code, a: capacity, b: rate, limit: capacity, suffix: `tb2:${capacity}:${rate}`, name, policyItem: item(capacity, (capacity / rate) * 1000) };
     }
     case 'gcra': {
       const limit = int('limit', MAX_LIMIT);
@@ -130,7 +131,9 @@ function compileOne(policy: unknown, path: string, error: PolicyErrorFactory, de
       // A sliding log holds one sorted-set member per unit: bound it so one identity cannot take megabytes.
       const limit = int('limit', algorithm === 'sliding-window' ? MAX_LOG_LIMIT : MAX_LIMIT);
       const windowMs = int('windowMs', MAX_WINDOW_MS);
-      const tag = algorithm === 'fixed-window' ? 'fw' : algorithm === 'sliding-window' ? 'sw' : 'swc';
+      // tb2 / swc2: their state became one string (it was a hash), so a key left by an earlier version, of another
+      // type, is never read in the new format.
+      const tag = algorithm === 'fixed-window' ? 'fw' : algorithm === 'sliding-window' ? 'sw' : 'swc2';
       return { algorithm, code, a: limit, b: windowMs, limit, suffix: `${tag}:${limit}:${windowMs}`, name, policyItem: item(limit, windowMs) };
     }
   }

@@ -14,6 +14,18 @@ redis.call('PEXPIRE', KEYS[1], 60000)
 return { value, #KEYS, #ARGV }`,
 );
 
+/** The same counter with a fixed shape (1 key, 1 arg per item): items travel without their counts. */
+const shapedCounter = defineBatchedScript<[number, number, number]>(
+  'test_batched_shaped_counter',
+  `
+if ARGV[1] == 'boom' then error('boom') end
+local value = redis.call('INCRBY', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], 60000)
+return { value, #KEYS, #ARGV }`,
+  '',
+  { keys: 1, args: 1 },
+);
+
 /** Appends ARGV[1] to a list: shows the order items reach the server in. */
 const append = defineBatchedScript<number>('test_batched_append', `
 local n = redis.call('RPUSH', KEYS[1], ARGV[1])
@@ -120,8 +132,34 @@ describe('runBatched against a real server', () => {
     }
   });
 
+  it('with a fixed shape, sends items without their counts and still answers each with its own reply', async () => {
+    const items = 2 * MAX_BATCH_ITEMS + 3;
+    const replies = await Promise.allSettled(
+      Array.from({ length: items }, (_, i) => runBatched(redis, shapedCounter, [`${prefix}:shaped${i}`], [i === 5 ? 'boom' : i + 1])),
+    );
+    replies.forEach((outcome, i) => {
+      if (i === 5) expect(outcome.status).toBe('rejected');
+      else expect(outcome).toEqual({ status: 'fulfilled', value: [i + 1, 1, 1] });
+    });
+    const [[error, piped]] = (await redis.pipeline().call('EVAL', shapedCounter.lua, ...batchOfOne(shapedCounter, [`${prefix}:shaped-piped`], [4])).exec())!;
+    expect([error, piped]).toEqual([null, [[4, 1, 1]]]);
+  });
+
+  it('refuses an item that does not fit a fixed shape, before it can shift the others of its batch', async () => {
+    const outcomes = await Promise.allSettled([
+      runBatched(redis, shapedCounter, [`${prefix}:fit1`], [1]),
+      runBatched(redis, shapedCounter, [`${prefix}:misfit`], [1, 2]),
+      runBatched(redis, shapedCounter, [`${prefix}:fit2`], [2]),
+    ]);
+    expect(outcomes[0]).toEqual({ status: 'fulfilled', value: [1, 1, 1] });
+    expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/takes 1 keys and 1 args per item, got 1 and 2/);
+    expect(outcomes[2]).toEqual({ status: 'fulfilled', value: [2, 1, 1] });
+    expect(() => batchOfOne(shapedCounter, [], [1])).toThrow(/takes 1 keys/);
+    expect(() => defineBatchedScript('test_bad_shape', 'return 1', '', { keys: 0, args: 0 })).toThrow(/shape/);
+  });
+
   it('can be sent by hand as a batch of one (inside a pipeline)', async () => {
-    const [[error, replies]] = (await redis.pipeline().call('EVAL', counter.lua, ...batchOfOne([`${prefix}:piped`], [4])).exec())!;
+    const [[error, replies]] = (await redis.pipeline().call('EVAL', counter.lua, ...batchOfOne(counter, [`${prefix}:piped`], [4])).exec())!;
     expect(error).toBeNull();
     expect(replies).toEqual([[4, 1, 1]]);
   });

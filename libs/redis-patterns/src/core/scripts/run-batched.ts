@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import type { BatchedScript } from './batched-script';
+import { type BatchedScript, shapeMismatch } from './batched-script';
 import { excludeFromAutoPipelining } from './exclude-from-auto-pipelining';
 import { ensureDefined } from './redis-script';
 
@@ -49,6 +49,8 @@ export function runBatched<TItem>(
   keys: readonly string[],
   args: ReadonlyArray<string | number | Buffer>,
 ): Promise<TItem> {
+  const mismatch = shapeMismatch(script, keys, args);
+  if (mismatch) return Promise.reject(new TypeError(mismatch));
   let queues = queuesOf.get(client);
   if (!queues) {
     queues = new Map();
@@ -64,7 +66,7 @@ export function runBatched<TItem>(
   }
   const pending = batch;
   for (const key of keys) pending.keys.push(key);
-  pending.args.push(keys.length, args.length);
+  if (!script.shape) pending.args.push(keys.length, args.length);
   for (const arg of args) pending.args.push(arg);
   const result = new Promise<TItem>((resolve, reject) => {
     pending.settle.push({ resolve: resolve as (reply: unknown) => void, reject });

@@ -58,4 +58,5 @@ local function now_us()
   return batch_now
 end
 `,
+  { keys: 2, args: 3 },
 );

@@ -19,4 +19,6 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0
 `,
+  '',
+  { keys: 1, args: 2 },
 );

@@ -44,4 +44,6 @@ if before == 0 then redis.call('DEL', key) else redis.call('DECRBY', key, cost) 
 if ttl > 0 then return { 0, math.max(limit - before, 0), ttl, ttl } end
 return { 0, math.max(limit - before, 0), 0, tonumber(ARGV[3]) }
 `,
+  '',
+  { keys: 1, args: 3 },
 );

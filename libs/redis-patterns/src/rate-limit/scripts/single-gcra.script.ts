@@ -42,4 +42,5 @@ if cost * interval <= tolerance + 0.001 then retry = math.max(wait, 1) end
 return { 0, math.max(math.floor(available), 0), math.ceil(tat - now), math.ceil(retry) }
 `,
   REDIS_CLOCK_LUA,
+  { keys: 1, args: 3 },
 );

@@ -2,10 +2,10 @@ import { defineBatchedScript } from '../../core/scripts/batched-script';
 import { REDIS_CLOCK_LUA } from './redis-clock.lua';
 
 /**
- * Sliding window counter, one policy: the specialised form of `sliding-window-counter.lua.ts` (same hash, same
- * estimate, no function table or closures): TIME + HMGET, then HSET + PEXPIRE when allowed.
+ * Sliding window counter, one policy: the specialised form of `sliding-window-counter.lua.ts` (same state, same
+ * estimate, no function table or closures): TIME + GET, then SET PX when allowed.
  *
- * KEYS[1]  the counts (hash: `w` aligned window index, `c` current count, `p` previous count)
+ * KEYS[1]  the counts (a string `<w> <c> <p>`: aligned window index, current count, previous count)
  * ARGV[1]  cost (integer ≥ 0)
  * ARGV[2]  limit
  * ARGV[3]  windowMs
@@ -24,21 +24,24 @@ local cost, limit, window = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[
 local now = now_ms()
 local index = math.floor(now / window)
 local elapsed = now - index * window
-local state = redis.call('HMGET', key, 'w', 'c', 'p')
-local stored = tonumber(state[1])
 local current, previous = 0, 0
-if stored == index then
-  current, previous = tonumber(state[2]), tonumber(state[3])
-elseif stored == index - 1 then
-  previous = tonumber(state[2])
+local state = redis.call('GET', key)
+if state then
+  local w, c, p = string.match(state, '^(%S+) (%S+) (%S+)$')
+  local stored = tonumber(w)
+  if stored == index then
+    current, previous = tonumber(c), tonumber(p)
+  elseif stored == index - 1 then
+    previous = tonumber(c)
+  end
 end
 -- stored > index: written under a clock that ran ahead (a failover); treated as empty rather than locking out.
 local available = limit - (previous * (1 - elapsed / window) + current)
 if cost <= available + 1e-9 then
   if cost > 0 then
-    redis.call('HSET', key, 'w', index, 'c', current + cost, 'p', previous)
-    -- The state matters until the end of the next window, no longer.
-    redis.call('PEXPIRE', key, math.ceil(2 * window - elapsed))
+    -- State and TTL in one command: the state matters until the end of the next window, no longer.
+    -- Whole numbers below 1e14, which tostring writes exactly.
+    redis.call('SET', key, index .. ' ' .. (current + cost) .. ' ' .. previous, 'PX', math.ceil(2 * window - elapsed))
     return { 1, math.max(math.floor(available - cost), 0), math.ceil(2 * window - elapsed), 0 }
   end
 end
@@ -60,4 +63,5 @@ end
 return { 0, math.max(math.floor(available), 0), math.ceil(reset_now), math.ceil(math.max(retry, 1)) }
 `,
   REDIS_CLOCK_LUA,
+  { keys: 1, args: 3 },
 );

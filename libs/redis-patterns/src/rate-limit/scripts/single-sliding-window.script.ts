@@ -59,4 +59,5 @@ end
 return { 0, math.max(available, 0), math.ceil(reset_now), math.ceil(retry) }
 `,
   REDIS_CLOCK_LUA,
+  { keys: 1, args: 4 },
 );

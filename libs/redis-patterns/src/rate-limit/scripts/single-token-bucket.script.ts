@@ -2,10 +2,10 @@ import { defineBatchedScript } from '../../core/scripts/batched-script';
 import { REDIS_CLOCK_LUA } from './redis-clock.lua';
 
 /**
- * Token bucket, one policy: the specialised form of `token-bucket.lua.ts` (same hash, same arithmetic, no
- * function table or closures): TIME + HMGET, then HSET + PEXPIRE when allowed.
+ * Token bucket, one policy: the specialised form of `token-bucket.lua.ts` (same state, same arithmetic, no
+ * function table or closures): TIME + GET, then SET PX when allowed.
  *
- * KEYS[1]  the bucket (hash: `t` tokens left, fractional; `ts` Redis-time ms they were counted at)
+ * KEYS[1]  the bucket (a string `<tokens> <ts>`: tokens left, fractional, and the Redis-time ms they were counted at)
  * ARGV[1]  cost (may be fractional)
  * ARGV[2]  capacity
  * ARGV[3]  refill per second
@@ -23,18 +23,18 @@ local key = KEYS[1]
 local cost, capacity = tonumber(ARGV[1]), tonumber(ARGV[2])
 local per_ms = tonumber(ARGV[3]) / 1000
 local now = now_ms()
-local state = redis.call('HMGET', key, 't', 'ts')
 local tokens = capacity
-local last = tonumber(state[2])
-if last then
+local state = redis.call('GET', key)
+if state then
+  local left, last = string.match(state, '^(%S+) (%S+)$')
   -- A negative elapsed time means a clock that ran ahead wrote the state (a failover): no refill, not a negative one.
-  tokens = math.min(capacity, tonumber(state[1]) + math.max(now - last, 0) * per_ms)
+  tokens = math.min(capacity, tonumber(left) + math.max(now - tonumber(last), 0) * per_ms)
 end
 if cost <= tokens + 1e-9 then
   if cost == 0 then return { 1, math.max(math.floor(tokens), 0), math.ceil((capacity - tokens) / per_ms), 0 } end
   local reset_after = (capacity - tokens + cost) / per_ms
-  redis.call('HSET', key, 't', math.max(tokens - cost, 0), 'ts', now)
-  redis.call('PEXPIRE', key, math.max(math.ceil(reset_after), 1))
+  -- State and TTL in one command; %.17g keeps both numbers exact (tostring would round the time to 0.1 ms).
+  redis.call('SET', key, string.format('%.17g %.17g', math.max(tokens - cost, 0), now), 'PX', math.max(math.ceil(reset_after), 1))
   return { 1, math.max(math.floor(tokens - cost), 0), math.ceil(reset_after), 0 }
 end
 local retry = capacity / per_ms
@@ -42,4 +42,5 @@ if cost <= capacity then retry = math.max((cost - tokens) / per_ms, 1) end
 return { 0, math.max(math.floor(tokens), 0), math.ceil((capacity - tokens) / per_ms), math.ceil(retry) }
 `,
   REDIS_CLOCK_LUA,
+  { keys: 1, args: 3 },
 );

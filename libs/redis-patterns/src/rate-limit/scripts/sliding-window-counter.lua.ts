@@ -1,6 +1,6 @@
 /**
- * Sliding window counter: the counts of the current and the previous aligned window in one hash
- * (`w` window index, `c` current, `p` previous); the estimate weighs the previous count by the share of it still
+ * Sliding window counter: the counts of the current and the previous aligned window in one string
+ * `<w> <c> <p>` (window index, current, previous; one GET, one SET PX); the estimate weighs the previous count by the share of it still
  * inside the sliding window. O(1) memory; exact while the previous window is empty.
  *
  * check(key, limit, windowMs, cost, now) → ok, available, resetNowMs, resetAfterMs, retryMs, commit
@@ -9,13 +9,16 @@ export const SLIDING_WINDOW_COUNTER_LUA = `
 local function sliding_window_counter(key, limit, window, cost, now)
   local index = math.floor(now / window)
   local elapsed = now - index * window
-  local state = redis.call('HMGET', key, 'w', 'c', 'p')
-  local stored = tonumber(state[1])
   local current, previous = 0, 0
-  if stored == index then
-    current, previous = tonumber(state[2]), tonumber(state[3])
-  elseif stored == index - 1 then
-    previous = tonumber(state[2])
+  local state = redis.call('GET', key)
+  if state then
+    local w, c, p = string.match(state, '^(%S+) (%S+) (%S+)$')
+    local stored = tonumber(w)
+    if stored == index then
+      current, previous = tonumber(c), tonumber(p)
+    elseif stored == index - 1 then
+      previous = tonumber(c)
+    end
   end
   -- stored > index: written under a clock that ran ahead (a failover); treated as empty rather than locking out.
   local used = previous * (1 - elapsed / window) + current
@@ -39,9 +42,9 @@ local function sliding_window_counter(key, limit, window, cost, now)
     retry = math.max(retry, 1)
   end
   local commit = function()
-    redis.call('HSET', key, 'w', index, 'c', current + cost, 'p', previous)
-    -- The state matters until the end of the next window, no longer.
-    redis.call('PEXPIRE', key, math.ceil(2 * window - elapsed))
+    -- State and TTL in one command: the state matters until the end of the next window, no longer.
+    -- Whole numbers below 1e14, which tostring writes exactly.
+    redis.call('SET', key, index .. ' ' .. (current + cost) .. ' ' .. previous, 'PX', math.ceil(2 * window - elapsed))
   end
   return ok, available, reset_now, 2 * window - elapsed, retry, commit
 end

@@ -1,5 +1,6 @@
 /**
- * Token bucket: a hash with the tokens left (`t`, fractional) and the Redis time they were counted at (`ts`).
+ * Token bucket: one string `<tokens> <ts>`, the tokens left (fractional) and the Redis time they were counted at
+ * (one GET to read, one SET PX to write: a hash needed HSET and PEXPIRE).
  * Tokens refill continuously; a missing key is a full bucket, so the key expires once it would be full again.
  *
  * check(key, capacity, refillPerSecond, cost, now) → ok, available, resetNowMs, resetAfterMs, retryMs, commit
@@ -7,14 +8,14 @@
 export const TOKEN_BUCKET_LUA = `
 local function token_bucket(key, capacity, rate, cost, now)
   local per_ms = rate / 1000
-  local state = redis.call('HMGET', key, 't', 'ts')
   local tokens = capacity
-  local last = tonumber(state[2])
-  if last then
+  local state = redis.call('GET', key)
+  if state then
+    local left, last = string.match(state, '^(%S+) (%S+)$')
     -- A negative elapsed time means the state was written under a clock ahead of this one (a failover):
     -- no refill rather than a negative one.
-    local elapsed = math.max(now - last, 0)
-    tokens = math.min(capacity, tonumber(state[1]) + elapsed * per_ms)
+    local elapsed = math.max(now - tonumber(last), 0)
+    tokens = math.min(capacity, tonumber(left) + elapsed * per_ms)
   end
   local ok = cost <= tokens + 1e-9
   local retry = 0
@@ -23,8 +24,8 @@ local function token_bucket(key, capacity, rate, cost, now)
   end
   local reset_after = (capacity - tokens + cost) / per_ms
   local commit = function()
-    redis.call('HSET', key, 't', math.max(tokens - cost, 0), 'ts', now)
-    redis.call('PEXPIRE', key, math.max(math.ceil(reset_after), 1))
+    -- State and TTL in one command; %.17g keeps both numbers exact (tostring would round the time to 0.1 ms).
+    redis.call('SET', key, string.format('%.17g %.17g', math.max(tokens - cost, 0), now), 'PX', math.max(math.ceil(reset_after), 1))
   end
   return ok, tokens, (capacity - tokens) / per_ms, reset_after, retry, commit
 end
