@@ -69,6 +69,21 @@ describe('runBatched against a real server', () => {
     expect(calls).toBe(Math.ceil(items / MAX_BATCH_ITEMS));
   });
 
+  it('gathers the items of a whole event-loop turn, not only those of one tick', async () => {
+    await runBatched(redis, counter, [`${prefix}:turn-warm`], [1]);
+    const before = await scriptCalls(observer);
+    // As with HTTP requests read in one turn: each item is submitted from a later tick of the same turn.
+    const replies = await new Promise<unknown[]>((resolve) => {
+      const first = runBatched(redis, counter, [`${prefix}:turn1`], [1]);
+      process.nextTick(() => {
+        const second = runBatched(redis, counter, [`${prefix}:turn2`], [2]);
+        process.nextTick(() => resolve(Promise.all([first, second, runBatched(redis, counter, [`${prefix}:turn3`], [3])])));
+      });
+    });
+    expect(replies).toEqual([[1, 1, 1], [2, 1, 1], [3, 1, 1]]);
+    expect((await scriptCalls(observer)) - before).toBe(1);
+  });
+
   it('gives each item its own keys and arguments, whatever the others carry', async () => {
     const [one, two] = await Promise.all([
       runBatched(redis, counter, [`${prefix}:a`], [5]),
