@@ -45,6 +45,15 @@ describe.each<TopologyName>(['standalone', 'cluster'])('RateLimiterService on %s
     expect(denied.retryAfterMs).toBeGreaterThan(0);
   });
 
+  it('gcra: a burst is counted exactly even where the emission interval is no exact float (6561 per day)', async () => {
+    // 86_400_000 / 6561 ms per unit: a theoretical arrival time near 1.8e12 ms added up 6561 times drifts by a
+    // whole unit (6560 allowed); counted as tokens it does not. Refill during the test: 1 unit per 13 s.
+    const policy: RateLimitPolicy = { algorithm: 'gcra', limit: 6561, periodMs: 86_400_000 };
+    const decisions = await Promise.all(Array.from({ length: 6600 }, (_, i) => limiters[i % 3].consume('gcra-exact', policy)));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(6561);
+    expect(decisions.every((d) => d.source === 'redis')).toBe(true);
+  });
+
   it('fixed window: denies past the limit, then rolls over when the window ends', async () => {
     const policy: RateLimitPolicy = { algorithm: 'fixed-window', limit: 3, windowMs: 400 };
     const first = await limiter.consume('fw-roll', policy);
@@ -199,7 +208,7 @@ describe.each<TopologyName>(['standalone', 'cluster'])('RateLimiterService on %s
       if (key.endsWith(':fw:100:60000') || key.endsWith(':sw:100:60000')) expect(ttls[i]).toBeLessThanOrEqual(LONG);
       if (key.endsWith(':swc2:100:60000')) expect(ttls[i]).toBeLessThanOrEqual(2 * LONG);
       // Token bucket: the time to refill what was taken (100 tokens at 0.001/s); GCRA: 100 intervals of 36 s.
-      if (key.endsWith(':gcra:100:3600000:100')) expect(ttls[i]).toBeLessThanOrEqual(3_600_000);
+      if (key.endsWith(':gcra2:100:3600000:100')) expect(ttls[i]).toBeLessThanOrEqual(3_600_000);
     });
   });
 });

@@ -44,7 +44,7 @@ describe('rate-limit key cardinality (standalone)', () => {
     const policy: RateLimitPolicy = { algorithm: 'gcra', limit: 5, periodMs: 10_000 };
     const hostile = ['x'.repeat(1024), 'a}{b:*?[c] \n', 'x'.repeat(1023) + 'y'];
     for (const identity of hostile) expect((await limiter.consume(identity, policy)).allowed).toBe(true);
-    const keys = await scanKeys(admin, `${prefix}:rl:*:gcra:*`);
+    const keys = await scanKeys(admin, `${prefix}:rl:*:gcra2:*`);
     expect(keys).toHaveLength(3);
     for (const key of keys) {
       expect(key.length).toBeLessThan(300);

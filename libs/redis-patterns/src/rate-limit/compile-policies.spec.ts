@@ -26,8 +26,8 @@ describe('compilePolicies', () => {
       'policy',
       error,
     );
-    expect(compiled.args).toEqual([5, 4, 250, 4, 10, 2]);
-    expect(compiled.keySuffixes).toEqual([':gcra:4:1000:4', ':tb2:10:2']);
+    expect(compiled.args).toEqual([5, 4, 4, 4, 10, 2]);
+    expect(compiled.keySuffixes).toEqual([':gcra2:4:1000:4', ':tb2:10:2']);
     expect(compiled.policyHeader).toBe('"p0";q=4;w=1, "p1";q=10;w=5');
     expect(compiled.fractionalCost).toBe(true);
   });

@@ -116,23 +116,25 @@ function compileOne(policy: unknown, path: string, error: PolicyErrorFactory, de
       if (typeof rate !== 'number' || !Number.isFinite(rate) || rate <= 0 || rate > MAX_LIMIT || capacity / rate > MAX_WINDOW_MS / 1000) {
         throw error(`${path}.refillPerSecond`, 'a number greater than 0 (tokens per second; capacity/refillPerSecond at most a year)', describeValue(rate));
       }
-      // tb2: see swc2 below.
+      // tb2: the state became one string (it was a hash), so a key an earlier version left is never misread.
       return { algorithm, code, a: capacity, b: rate, limit: capacity, suffix: `tb2:${capacity}:${rate}`, name, policyItem: item(capacity, (capacity / rate) * 1000) };
     }
     case 'gcra': {
       const limit = int('limit', MAX_LIMIT);
       const periodMs = int('periodMs', MAX_WINDOW_MS);
       const burst = policy.burst === undefined ? limit : int('burst', MAX_LIMIT);
-      // The script works with the emission interval: the time one unit takes to "drain".
-      const intervalMs = periodMs / limit;
-      return { algorithm, code, a: burst, b: intervalMs, limit: burst, suffix: `gcra:${limit}:${periodMs}:${burst}`, name, policyItem: item(limit, periodMs) };
+      // Decided in its token-bucket form (the same decisions: a bucket of `burst` refilled at limit per period).
+      // Stored as a theoretical arrival time, the state drifted: a TAT near 1.8e12 ms has a float step of 0.24 µs,
+      // added up once per unit, so 6561 per day allowed 6560 at once and 10000 per second 9990. Stored as tokens,
+      // a burst is counted exactly. gcra2: the state changed form.
+      const refillPerSecond = (limit * 1000) / periodMs;
+      return { algorithm, code, a: burst, b: refillPerSecond, limit: burst, suffix: `gcra2:${limit}:${periodMs}:${burst}`, name, policyItem: item(limit, periodMs) };
     }
     default: {
       // A sliding log holds one sorted-set member per unit: bound it so one identity cannot take megabytes.
       const limit = int('limit', algorithm === 'sliding-window' ? MAX_LOG_LIMIT : MAX_LIMIT);
       const windowMs = int('windowMs', MAX_WINDOW_MS);
-      // tb2 / swc2: their state became one string (it was a hash), so a key left by an earlier version, of another
-      // type, is never read in the new format.
+      // swc2: as tb2 above.
       const tag = algorithm === 'fixed-window' ? 'fw' : algorithm === 'sliding-window' ? 'sw' : 'swc2';
       return { algorithm, code, a: limit, b: windowMs, limit, suffix: `${tag}:${limit}:${windowMs}`, name, policyItem: item(limit, windowMs) };
     }

@@ -3,7 +3,6 @@ import type { RateLimitAlgorithm } from './rate-limit-policy';
 import { CONSUME_SCRIPT } from './scripts/consume.script';
 import { multiFixedWindowScript } from './scripts/multi-fixed-window.script';
 import { singleFixedWindowScript } from './scripts/single-fixed-window.script';
-import { singleGcraScript } from './scripts/single-gcra.script';
 import { singleSlidingWindowCounterScript } from './scripts/single-sliding-window-counter.script';
 import { singleSlidingWindowScript } from './scripts/single-sliding-window.script';
 import { singleTokenBucketScript } from './scripts/single-token-bucket.script';
@@ -34,11 +33,12 @@ const SINGLE: Readonly<Record<RateLimitAlgorithm, BatchedScript<number[]>>> = {
   'sliding-window': singleSlidingWindowScript,
   'sliding-window-counter': singleSlidingWindowCounterScript,
   'token-bucket': singleTokenBucketScript,
-  gcra: singleGcraScript,
+  // GCRA is decided in its token-bucket form (see compile-policies.ts).
+  gcra: singleTokenBucketScript,
 };
 
 /** Every script a decision may run. */
-export const RATE_LIMIT_SCRIPTS: ReadonlyArray<BatchedScript<number[]>> = [...Object.values(SINGLE), multiFixedWindowScript, CONSUME_SCRIPT];
+export const RATE_LIMIT_SCRIPTS: ReadonlyArray<BatchedScript<number[]>> = [...new Set(Object.values(SINGLE)), multiFixedWindowScript, CONSUME_SCRIPT];
 
 /** The script call of a list of validated policies. */
 export function scriptCallFor(policies: readonly CallPolicy[]): ScriptCall {

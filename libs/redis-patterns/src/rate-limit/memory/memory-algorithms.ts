@@ -92,21 +92,6 @@ const tokenBucket: Check = (entry, { a: capacity, b: rate }, cost, now) => {
   };
 };
 
-const gcra: Check = (entry, { a: burst, b: interval }, cost, now) => {
-  const tolerance = burst * interval;
-  const tat = Math.min(Math.max(entry?.count ?? 0, now), now + tolerance);
-  const newTat = tat + cost * interval;
-  const wait = newTat - tolerance - now;
-  const ok = wait <= 0.001;
-  return {
-    ok,
-    available: (tolerance - (tat - now)) / interval + 1e-6,
-    resetNow: tat - now,
-    resetAfter: newTat - now,
-    retry: ok ? 0 : cost * interval > tolerance + 0.001 ? tolerance : Math.max(wait, 1),
-    commit: () => ({ count: newTat, expiresAt: Math.max(newTat, now + 1) }),
-  };
-};
-
 /** Checks by algorithm code (see ALGORITHM_CODES). */
-export const MEMORY_CHECKS: readonly Check[] = [fixedWindow, fixedWindow, slidingWindow, slidingWindowCounter, tokenBucket, gcra];
+// GCRA (code 5) is decided in its token-bucket form, as in Redis (see compile-policies.ts).
+export const MEMORY_CHECKS: readonly Check[] = [fixedWindow, fixedWindow, slidingWindow, slidingWindowCounter, tokenBucket, tokenBucket];

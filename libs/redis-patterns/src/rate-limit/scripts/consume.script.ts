@@ -1,14 +1,14 @@
 import { defineBatchedScript } from '../../core/scripts/batched-script';
 import { FIXED_WINDOW_LUA } from './fixed-window.lua';
-import { GCRA_LUA } from './gcra.lua';
 import { REDIS_CLOCK_LUA } from './redis-clock.lua';
 import { SLIDING_WINDOW_COUNTER_LUA } from './sliding-window-counter.lua';
 import { SLIDING_WINDOW_LUA } from './sliding-window.lua';
 import { TOKEN_BUCKET_LUA } from './token-bucket.lua';
 
 // The five algorithms as functions returning a check and a deferred commit (see each *.lua.ts).
-const ALGORITHMS_LUA = `${REDIS_CLOCK_LUA}${FIXED_WINDOW_LUA}${SLIDING_WINDOW_LUA}${SLIDING_WINDOW_COUNTER_LUA}${TOKEN_BUCKET_LUA}${GCRA_LUA}
-local checks = { fixed_window, sliding_window, sliding_window_counter, token_bucket, gcra }
+const ALGORITHMS_LUA = `${REDIS_CLOCK_LUA}${FIXED_WINDOW_LUA}${SLIDING_WINDOW_LUA}${SLIDING_WINDOW_COUNTER_LUA}${TOKEN_BUCKET_LUA}
+-- GCRA (code 5) is decided in its token-bucket form: its parameters arrive as burst and refill per second.
+local checks = { fixed_window, sliding_window, sliding_window_counter, token_bucket, token_bucket }
 `;
 
 /**
@@ -18,7 +18,7 @@ local checks = { fixed_window, sliding_window, sliding_window_counter, token_buc
  * ARGV[1]  cost (units; fractional only for token-bucket / GCRA, checked by the caller)
  * ARGV[2]  nonce, unique per call when a policy keeps a sliding log (its members), else empty
  * ARGV[3i..3i+2]  per policy: algorithm code (1 fixed, 2 sliding log, 3 sliding counter, 4 token bucket, 5 GCRA),
- *          then its two parameters (limit|capacity|burst, windowMs|refillPerSecond|intervalMs)
+ *          then its two parameters (limit|capacity|burst, windowMs|refillPerSecond|refillPerSecond)
  * Returns  { allowed (1|0), then per policy: remaining, resetMs, retryAfterMs } as integers
  *
  * One item of a batch (see defineBatchedScript): the algorithm functions are defined once per batch.
