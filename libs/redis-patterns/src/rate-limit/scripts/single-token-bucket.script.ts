@@ -33,8 +33,8 @@ end
 if cost <= tokens + 1e-9 then
   if cost == 0 then return { 1, math.max(math.floor(tokens), 0), math.ceil((capacity - tokens) / per_ms), 0 } end
   local reset_after = (capacity - tokens + cost) / per_ms
-  -- State and TTL in one command; %.17g keeps both numbers exact (tostring would round the time to 0.1 ms).
-  redis.call('SET', key, string.format('%.17g %.17g', math.max(tokens - cost, 0), now), 'PX', math.max(math.ceil(reset_after), 1))
+  -- State and TTL in one command, both numbers written exactly.
+  redis.call('SET', key, count_text(math.max(tokens - cost, 0)) .. ' ' .. now_ms_text(), 'PX', math.max(math.ceil(reset_after), 1))
   return { 1, math.max(math.floor(tokens - cost), 0), math.ceil(reset_after), 0 }
 end
 local retry = capacity / per_ms

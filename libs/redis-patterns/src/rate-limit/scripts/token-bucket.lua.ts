@@ -24,8 +24,8 @@ local function token_bucket(key, capacity, rate, cost, now)
   end
   local reset_after = (capacity - tokens + cost) / per_ms
   local commit = function()
-    -- State and TTL in one command; %.17g keeps both numbers exact (tostring would round the time to 0.1 ms).
-    redis.call('SET', key, string.format('%.17g %.17g', math.max(tokens - cost, 0), now), 'PX', math.max(math.ceil(reset_after), 1))
+    -- State and TTL in one command, both numbers written exactly (now is now_ms(): see consume.script.ts).
+    redis.call('SET', key, count_text(math.max(tokens - cost, 0)) .. ' ' .. now_ms_text(), 'PX', math.max(math.ceil(reset_after), 1))
   end
   return ok, tokens, (capacity - tokens) / per_ms, reset_after, retry, commit
 end
