@@ -27,12 +27,12 @@ export const ACQUIRE_LOCK_SCRIPT = defineBatchedScript<[number, string | number]
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   return {0, redis.call('PTTL', KEYS[1])}
 end
-local fence = now_us()
+local fence, value = now_us()
+-- The TTL goes as its ARGV string: a Lua number argument costs Redis a %.17g conversion.
 local fenceTtl = tonumber(ARGV[3])
-local value = string.format('%.0f', fence)
 local last
 if fenceTtl > 0 then
-  last = redis.call('SET', KEYS[2], value, 'PX', fenceTtl, 'GET')
+  last = redis.call('SET', KEYS[2], value, 'PX', ARGV[3], 'GET')
 else
   last = redis.call('SET', KEYS[2], value, 'GET')
 end
@@ -40,22 +40,24 @@ last = tonumber(last or '0') or 0
 if last >= fence then
   value = string.format('%.0f', last + 1)
   if fenceTtl > 0 then
-    redis.call('SET', KEYS[2], value, 'PX', fenceTtl)
+    redis.call('SET', KEYS[2], value, 'PX', ARGV[3])
   else
     redis.call('SET', KEYS[2], value)
   end
 end
 return {1, value}
 `,
-  // Server time in µs, read with TIME once per batch: every item of a batch runs in the same atomic script.
+  // Server time in µs and as text, read with TIME and formatted once per batch: every item of a batch runs in the
+  // same atomic script.
   `
-local batch_now
+local batch_now, batch_now_text
 local function now_us()
   if not batch_now then
     local time = redis.call('TIME')
     batch_now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+    batch_now_text = string.format('%.0f', batch_now)
   end
-  return batch_now
+  return batch_now, batch_now_text
 end
 `,
   { keys: 2, args: 3 },

@@ -41,7 +41,8 @@ if cost == 0 then
 end
 local used, ttls = {}, {}
 for i = 1, count do
-  used[i] = redis.call('INCRBY', KEYS[i], cost)
+  -- ARGV strings rather than Lua numbers: a number argument costs Redis a %.17g conversion.
+  used[i] = redis.call('INCRBY', KEYS[i], ARGV[1])
   ttls[i] = redis.call('PTTL', KEYS[i])
   if used[i] > tonumber(ARGV[3 * i + 1]) then out[1] = 0 end
 end
@@ -50,8 +51,8 @@ if out[1] == 1 then
     local ttl = ttls[i]
     if ttl < 0 then
       -- The window's first hit (or a counter that lost its TTL): the counter never outlives its window.
+      redis.call('PEXPIRE', KEYS[i], ARGV[3 * i + 2])
       ttl = tonumber(ARGV[3 * i + 2])
-      redis.call('PEXPIRE', KEYS[i], ttl)
     end
     out[3 * i - 1] = tonumber(ARGV[3 * i + 1]) - used[i]
     out[3 * i] = ttl
@@ -63,7 +64,7 @@ end
 for i = 1, count do
   local limit, window = tonumber(ARGV[3 * i + 1]), tonumber(ARGV[3 * i + 2])
   local before = used[i] - cost
-  if before == 0 then redis.call('DEL', KEYS[i]) else redis.call('DECRBY', KEYS[i], cost) end
+  if before == 0 then redis.call('DEL', KEYS[i]) else redis.call('DECRBY', KEYS[i], ARGV[1]) end
   local ttl = math.max(ttls[i], 0)
   out[3 * i - 1] = math.max(limit - before, 0)
   out[3 * i] = ttl

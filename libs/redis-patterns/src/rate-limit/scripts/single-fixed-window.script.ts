@@ -28,19 +28,20 @@ if cost == 0 then
   if count > limit then return { 0, 0, ttl, ttl > 0 and ttl or tonumber(ARGV[3]) } end
   return { 1, limit - count, ttl, 0 }
 end
-local count = redis.call('INCRBY', key, cost)
+-- Numbers forwarded to Redis are passed as the ARGV strings: a Lua number argument costs a %.17g conversion.
+local count = redis.call('INCRBY', key, ARGV[1])
 local ttl = redis.call('PTTL', key)
 if count <= limit then
   if ttl < 0 then
     -- The window's first hit (or a counter that somehow lost its TTL): the counter never outlives its window.
+    redis.call('PEXPIRE', key, ARGV[3])
     ttl = tonumber(ARGV[3])
-    redis.call('PEXPIRE', key, ttl)
   end
   return { 1, limit - count, ttl, 0 }
 end
 -- Denied: undo, so a denial consumes nothing.
 local before = count - cost
-if before == 0 then redis.call('DEL', key) else redis.call('DECRBY', key, cost) end
+if before == 0 then redis.call('DEL', key) else redis.call('DECRBY', key, ARGV[1]) end
 if ttl > 0 then return { 0, math.max(limit - before, 0), ttl, ttl } end
 return { 0, math.max(limit - before, 0), 0, tonumber(ARGV[3]) }
 `,

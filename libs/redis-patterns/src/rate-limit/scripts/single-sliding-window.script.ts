@@ -29,7 +29,8 @@ local count = redis.call('ZCARD', key)
 local available = limit - count
 if cost > 0 and cost <= available then
   if cost == 1 then
-    redis.call('ZADD', key, now, ARGV[4] .. ':1')
+    -- The score as text formatted once per batch, the TTL as its ARGV string: no number conversion per call.
+    redis.call('ZADD', key, now_ms_text(), ARGV[4] .. ':1')
   else
     local args = {}
     for n = 1, cost do
@@ -40,7 +41,7 @@ if cost > 0 and cost <= available then
     end
     if #args > 0 then redis.call('ZADD', key, unpack(args)) end
   end
-  redis.call('PEXPIRE', key, window)
+  redis.call('PEXPIRE', key, ARGV[3])
   return { 1, available - cost, window, 0 }
 end
 local reset_now = 0

@@ -43,8 +43,8 @@ local function sliding_window_counter(key, limit, window, cost, now)
   end
   local commit = function()
     -- State and TTL in one command: the state matters until the end of the next window, no longer.
-    -- Whole numbers below 1e14, which tostring writes exactly.
-    redis.call('SET', key, index .. ' ' .. (current + cost) .. ' ' .. previous, 'PX', math.ceil(2 * window - elapsed))
+    -- Whole numbers (window algorithms count whole units): one %d format rather than three number conversions.
+    redis.call('SET', key, string.format('%d %d %d', index, current + cost, previous), 'PX', math.ceil(2 * window - elapsed))
   end
   return ok, available, reset_now, 2 * window - elapsed, retry, commit
 end
