@@ -18,6 +18,9 @@ import { invalidateTags } from './engine/tag-invalidation';
 import { NEAR_MISS, NearCache } from './near/near-cache';
 import type { NearCacheStats } from './near/l1-store';
 
+/** Entry keys remembered by CacheService (bounded: cleared when full). */
+const MAX_REMEMBERED_KEYS = 10_000;
+
 /**
  * Cache-aside on Redis: `get`/`getMany`/`set`/`del`, `wrap` with stampede control, and tag invalidation.
  *
@@ -46,6 +49,7 @@ export class CacheService implements OnModuleInit, BeforeApplicationShutdown {
    */
   readonly tagEpochTtlMs: number;
   private readonly shutdownTimeoutMs: number;
+  private readonly entryKeys = new Map<string, string>();
   private readonly data: RedisClient;
   private readonly connectionReady = (): void => this.engine.health.connectionReady();
 
@@ -85,7 +89,7 @@ export class CacheService implements OnModuleInit, BeforeApplicationShutdown {
   get<T = unknown>(key: string): Promise<T | undefined> {
     let entry: string;
     try {
-      entry = this.keys.entry(checkKey(key));
+      entry = this.entryKey(key);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -98,6 +102,18 @@ export class CacheService implements OnModuleInit, BeforeApplicationShutdown {
       return this.near.read(this.engine, entry).then(this.countRead) as Promise<T | undefined>;
     }
     return this.engine.read(entry, false).then(this.countRead) as Promise<T | undefined>;
+  }
+
+  // The entry key of a user key, remembered: building it escapes and concatenates, and the new string must be hashed
+  // again by every Map lookup (an L1 hit is one). A repeated key, often the same string, then costs one lookup.
+  private entryKey(key: string): string {
+    let entry = this.entryKeys.get(key);
+    if (entry === undefined) {
+      entry = this.keys.entry(checkKey(key));
+      if (this.entryKeys.size >= MAX_REMEMBERED_KEYS) this.entryKeys.clear();
+      this.entryKeys.set(key, entry);
+    }
+    return entry;
   }
 
   private readonly countRead = (found: FoundEntry | undefined): unknown => {
@@ -141,7 +157,7 @@ export class CacheService implements OnModuleInit, BeforeApplicationShutdown {
    * above `cache.maxValueBytes`, and `InvalidArgumentError` for a bad key or option; `undefined` is refused.
    */
   async set(key: string, value: unknown, options?: EntryOptions): Promise<boolean> {
-    const entry = this.keys.entry(checkKey(key));
+    const entry = this.entryKey(key);
     if (value === undefined) throw new InvalidArgumentError('value', 'undefined is not cached (use del to remove a key)');
     const policy = buildPolicy(options, this.defaults);
     return this.engine.write(entry, value, policy, { strict: true });
@@ -179,7 +195,7 @@ export class CacheService implements OnModuleInit, BeforeApplicationShutdown {
     let entry: string;
     let policy: EntryPolicy;
     try {
-      entry = this.keys.entry(checkKey(key));
+      entry = this.entryKey(key);
       if (typeof loader !== 'function') throw new InvalidArgumentError('loader', 'expected a function returning the value');
       policy = buildPolicy(options, this.defaults);
     } catch (error) {

@@ -2,6 +2,7 @@ import { Cluster } from 'ioredis';
 import type { RedisClient } from '../../core/connections/redis-connections';
 import { excludeFromAutoPipelining } from '../../core/scripts/exclude-from-auto-pipelining';
 import { runScript } from '../../core/scripts/redis-script';
+import { MAX_BATCH_ITEMS } from '../../core/scripts/run-batched';
 import { FILL_LOCK_SCRIPT } from '../scripts/fill-lock.script';
 import { INVALIDATE_ENTRY_SCRIPT } from '../scripts/invalidate-entry.script';
 import { RELEASE_LOCK_SCRIPT } from '../scripts/release-lock.script';
@@ -13,6 +14,11 @@ import { resendIfRefused } from './resend-refused';
 
 const CACHE_SCRIPTS = [FILL_LOCK_SCRIPT, INVALIDATE_ENTRY_SCRIPT, RELEASE_LOCK_SCRIPT, TAG_INVALIDATE_SCRIPT, TAG_REGISTER_SCRIPT, WRITE_ENTRY_SCRIPT];
 
+interface ReadBatch {
+  readonly entries: string[];
+  readonly settle: Array<{ resolve(value: string | null): void; reject(error: unknown): void }>;
+}
+
 /** Outcome of the fill-lock script: a fresh entry, the lock, or another caller's lock (with its remaining TTL). */
 export type FillLockReply = { kind: 'entry'; raw: string } | { kind: 'locked' } | { kind: 'busy'; lockPttl: number };
 
@@ -23,6 +29,7 @@ export type FillLockReply = { kind: 'entry'; raw: string } | { kind: 'locked' } 
  */
 export class CacheStore {
   private readonly isCluster: boolean;
+  private readBatch?: ReadBatch;
   /**
    * Called with an entry key before and after every write or delete of it (the near cache drops its copy, so this
    * process reads its own writes without waiting for Redis's invalidation message).
@@ -41,13 +48,28 @@ export class CacheStore {
     if (this.isCluster) excludeFromAutoPipelining(client, CACHE_SCRIPTS);
   }
 
+  /**
+   * The hit path. On a single server the reads of one event-loop turn share one MGET (up to MAX_BATCH_ITEMS keys;
+   * a lone read is a GET), sent at the end of the turn: the hits of HTTP requests read together cost Redis one
+   * command and the app one socket write. Every other command of this store sends the pending reads first, so a
+   * read issued before a write is never answered after it. On a cluster each entry has its own slot: plain GETs.
+   */
   get(entry: string): Promise<string | null> {
-    // The hit path: nothing added on a single server.
-    const reply = this.client.get(entry);
-    return this.isCluster ? resendIfRefused(this.client as Cluster, reply, 'get', [entry]) : reply;
+    if (this.isCluster) return resendIfRefused(this.client as Cluster, this.client.get(entry), 'get', [entry]);
+    let batch = this.readBatch;
+    if (!batch) {
+      batch = this.readBatch = { entries: [], settle: [] };
+      setImmediate(this.sendReads);
+    }
+    const pending = batch;
+    pending.entries.push(entry);
+    const reply = new Promise<string | null>((resolve, reject) => pending.settle.push({ resolve, reject }));
+    if (pending.entries.length >= MAX_BATCH_ITEMS) this.sendReads();
+    return reply;
   }
 
   pttl(entry: string): Promise<number> {
+    this.sendReads();
     return this.plain(this.client.pttl(entry), 'pttl', entry);
   }
 
@@ -55,10 +77,12 @@ export class CacheStore {
   getMany(entries: readonly string[]): Promise<Array<string | null>> {
     if (entries.length === 0) return Promise.resolve([]);
     if (this.isCluster) return Promise.all(entries.map((entry) => this.get(entry)));
+    this.sendReads();
     return this.client.mget(...entries);
   }
 
   async fillLock(entry: string, token: string, lockTtlMs: number, acceptEntry: boolean): Promise<FillLockReply> {
+    this.sendReads();
     const reply = await runScript(this.client, FILL_LOCK_SCRIPT, [entry, this.keys.lock(entry)], [token, lockTtlMs, acceptEntry ? '1' : '0']);
     if (reply[0] === 1) return { kind: 'entry', raw: reply[1] as string };
     if (reply[0] === 2) return { kind: 'locked' };
@@ -66,11 +90,13 @@ export class CacheStore {
   }
 
   releaseLock(entry: string, token: string): Promise<number> {
+    this.sendReads();
     return runScript(this.client, RELEASE_LOCK_SCRIPT, [this.keys.lock(entry)], [token]);
   }
 
   /** A plain SET … PX: value and TTL in one atomic command (invariant 1). */
   async setPlain(entry: string, payload: string, px: number): Promise<boolean> {
+    this.sendReads();
     this.onChange?.(entry);
     try {
       await this.plain(this.client.set(entry, payload, 'PX', px), 'set', entry, payload, 'PX', px);
@@ -83,6 +109,7 @@ export class CacheStore {
   /** The write script: refuses a write overtaken by a tag invalidation, releases the fill lock. */
   async writeChecked(entry: string, payload: string, px: number, token: string, tagEpochs: ReadonlyArray<string | number>): Promise<boolean> {
     const keys = [entry, this.keys.tombstone(entry), this.keys.lock(entry)];
+    this.sendReads();
     this.onChange?.(entry);
     try {
       return (await runScript(this.client, WRITE_ENTRY_SCRIPT, keys, [payload, px, token, ...tagEpochs])) === 1;
@@ -99,16 +126,19 @@ export class CacheStore {
 
   registerTag(tag: string, entry: string, px: number, expectedEpoch: number | undefined): Promise<number> {
     const keys = [this.keys.tagMembers(tag), this.keys.tagEpoch(tag)];
+    this.sendReads();
     return runScript(this.client, TAG_REGISTER_SCRIPT, keys, [entry, px, expectedEpoch === undefined ? '' : expectedEpoch]);
   }
 
   async invalidateTag(tag: string, minEpochTtlMs: number): Promise<{ epoch: number; ttlMs: number; members: string[] }> {
     const keys = [this.keys.tagMembers(tag), this.keys.tagEpoch(tag)];
+    this.sendReads();
     const [epoch, ttlMs, members] = await runScript(this.client, TAG_INVALIDATE_SCRIPT, keys, [minEpochTtlMs]);
     return { epoch: Number(epoch), ttlMs: Number(ttlMs), members };
   }
 
   async invalidateEntry(entry: string, tag: string, epoch: number, ttlMs: number): Promise<boolean> {
+    this.sendReads();
     this.onChange?.(entry);
     try {
       return (await runScript(this.client, INVALIDATE_ENTRY_SCRIPT, [entry, this.keys.tombstone(entry)], [tag, epoch, ttlMs])) === 1;
@@ -123,6 +153,7 @@ export class CacheStore {
    * while new callers may take the lock at once. Both commands go to the entry's slot, marker first.
    */
   async del(entry: string, lockTtlMs: number): Promise<boolean> {
+    this.sendReads();
     this.onChange?.(entry);
     try {
       const lock = this.keys.lock(entry);
@@ -135,6 +166,26 @@ export class CacheStore {
       this.onChange?.(entry);
     }
   }
+
+  // Sends the reads waiting for the end of the turn (see get): a no-op when none are.
+  private readonly sendReads = (): void => {
+    const batch = this.readBatch;
+    if (!batch) return;
+    this.readBatch = undefined;
+    const { entries, settle } = batch;
+    if (entries.length === 1) {
+      this.client.get(entries[0]).then(settle[0].resolve, settle[0].reject);
+      return;
+    }
+    this.client.mget(entries).then(
+      (values) => {
+        for (let i = 0; i < settle.length; i++) settle[i].resolve(values[i] ?? null);
+      },
+      (error: unknown) => {
+        for (const item of settle) item.reject(error);
+      },
+    );
+  };
 
   /** A plain command's reply; on a cluster, resent alone when its auto-pipelined batch was refused (see resendIfRefused). */
   private plain<T>(reply: Promise<T>, name: string, ...args: Array<string | number>): Promise<T> {

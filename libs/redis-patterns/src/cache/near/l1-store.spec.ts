@@ -21,6 +21,17 @@ describe('L1Store', () => {
     expect(store.size).toBe(2);
   });
 
+  it('keeps entries read since the last eviction pass (CLOCK) and evicts the unread ones first', () => {
+    const store = new L1Store(settings({ maxEntries: 3 }));
+    for (const key of ['a', 'b', 'c']) fill(store, key, key);
+    store.get('a', 0);
+    store.get('b', 0);
+    fill(store, 'd', 'd'); // a and b were read: c, never read, goes (and a and b lose their bit)
+    fill(store, 'e', 'e'); // d was never read: d goes, although a was read longer ago (strict LRU would drop a)
+    expect(['a', 'b', 'c', 'd', 'e'].map((key) => store.get(key, 0)?.value)).toEqual(['a', 'b', undefined, undefined, 'e']);
+    expect(store.stats.evictions).toBe(2);
+  });
+
   it('evicts by bytes and never keeps one entry bigger than maxBytes', () => {
     const store = new L1Store(settings({ maxBytes: 4096 }));
     const big = 'x'.repeat(900); // ~1.9 KB each in UTF-16
