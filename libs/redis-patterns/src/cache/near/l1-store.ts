@@ -29,6 +29,12 @@ interface Slot {
   readonly value: unknown;
   /** `performance.now()` deadline: never later than the key's expiry in Redis (see NearCache.read). */
   readonly expiresAt: number;
+  /**
+   * The same deadline on the wall clock (`Date.now()`). Redis expires keys by its wall clock, so a forward step of
+   * that clock (a time sync on the Redis host, seen here when it is the same machine) shortens the key's life while
+   * the monotonic clock runs on; a backward step lengthens neither, as the monotonic deadline still holds.
+   */
+  readonly wallExpiresAt: number;
   readonly bytes: number;
   /** Read since it was last passed over by eviction (the CLOCK reference bit). */
   used: boolean;
@@ -76,11 +82,15 @@ export class L1Store {
     return this.bytes;
   }
 
-  /** The slot if held and not expired (and marks it most recently used), else undefined. */
-  get(key: string, now: number): { readonly value: unknown } | undefined {
+  /**
+   * The slot if held and not expired by either clock (and marks it recently used), else undefined.
+   * @param now `performance.now()`
+   * @param wallNow `Date.now()`
+   */
+  get(key: string, now: number, wallNow: number): { readonly value: unknown } | undefined {
     const slot = this.slots.get(key);
     if (slot === undefined) return undefined;
-    if (slot.expiresAt <= now) {
+    if (slot.expiresAt <= now || slot.wallExpiresAt <= wallNow) {
       this.remove(key, slot);
       this.stats.expirations++;
       return undefined;
@@ -98,7 +108,7 @@ export class L1Store {
   }
 
   /** Stores what the read found, unless the key was invalidated (or L1 cleared) since {@link L1Store.begin}. */
-  commit(key: string, ticket: number, raw: string, value: unknown, expiresAt: number): void {
+  commit(key: string, ticket: number, raw: string, value: unknown, expiresAt: number, wallExpiresAt: number): void {
     const flight = this.finish(key);
     if (this.clearedAt > ticket || (flight !== undefined && flight.touchedAt > ticket)) {
       this.stats.discardedFills++;
@@ -108,7 +118,7 @@ export class L1Store {
     if (bytes > this.settings.maxBytes) return;
     const previous = this.slots.get(key);
     if (previous) this.remove(key, previous);
-    this.slots.set(key, { value, expiresAt, bytes, used: false });
+    this.slots.set(key, { value, expiresAt, wallExpiresAt, bytes, used: false });
     this.bytes += bytes;
     this.evictOverflow();
   }

@@ -62,7 +62,7 @@ export class NearCache implements InvalidationSink {
   /** The value held in L1 for an entry key (shared and deep-frozen: see deepFreeze), or {@link NEAR_MISS}. */
   get(entry: string): unknown {
     if (!this.live) return NEAR_MISS;
-    const slot = this.store.get(entry, performance.now());
+    const slot = this.store.get(entry, performance.now(), Date.now());
     if (slot === undefined) {
       this.store.stats.misses++;
       return NEAR_MISS;
@@ -73,12 +73,14 @@ export class NearCache implements InvalidationSink {
 
   /**
    * Reads an entry from Redis (GET + PTTL, auto-pipelined into one round trip) and keeps a fresh one in L1 until
-   * its fresh TTL ends — measured from before the request was sent, so L1 lets go no later than Redis does.
+   * its fresh TTL ends — measured from before the request was sent, so L1 lets go no later than Redis does, on
+   * both clocks: Redis expires by its wall clock, which a time sync may step forward (see L1Store).
    */
   read(ctx: NearReadContext, entry: string): Promise<FoundEntry | undefined> {
     if (!this.live || !ctx.health.available()) return ctx.read(entry, true);
     const ticket = this.store.begin(entry);
     const sentAt = performance.now();
+    const sentAtWall = Date.now();
     return Promise.all([ctx.store.get(entry), ctx.store.pttl(entry)]).then(
       async ([raw, pttl]) => {
         ctx.health.succeeded();
@@ -87,7 +89,7 @@ export class NearCache implements InvalidationSink {
         if (raw !== null && freshMs > 0) {
           const lifeMs = this.settings.ttlMs > 0 ? Math.min(freshMs, this.settings.ttlMs) : freshMs;
           // The caller that filled L1 gets the same frozen value as later hits, so behaviour does not depend on timing.
-          this.store.commit(entry, ticket, raw, deepFreeze(found!.value), sentAt + lifeMs);
+          this.store.commit(entry, ticket, raw, deepFreeze(found!.value), sentAt + lifeMs, sentAtWall + lifeMs);
         } else {
           this.store.abandon(entry);
         }
