@@ -13,7 +13,7 @@ export interface BenchArgs {
   http: { rounds: number; durationS: number; connections: number };
 }
 
-/** Parses `--quick`, `--only a,b`, `--contenders x,y`, `--out dir` and `--rounds n`. */
+/** Parses `--quick`, `--only a,b`, `--contenders x,y`, `--out dir`, `--rounds n` and `--http-seconds s`. */
 export function parseArgs(argv: string[]): BenchArgs {
   const value = (name: string) => {
     const i = argv.indexOf(name);
@@ -33,6 +33,8 @@ export function parseArgs(argv: string[]): BenchArgs {
     plan: quick
       ? { rounds, durationMs: 400, warmupMs: 150, probeOps: 50 }
       : { rounds, durationMs: 1000, warmupMs: 700, probeOps: 200 },
-    http: quick ? { rounds, durationS: 1, connections: 32 } : { rounds: Number(given ?? 7), durationS: 3, connections: 32 },
+    http: quick
+      ? { rounds, durationS: 1, connections: 32 }
+      : { rounds: Number(given ?? 7), durationS: Number(value('--http-seconds') ?? 3), connections: 32 },
   };
 }
