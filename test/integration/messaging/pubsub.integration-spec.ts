@@ -85,6 +85,21 @@ describe.each<TopologyName>(['standalone', 'cluster'])('PubSubService on %s', (t
     await sub.unsubscribe();
   });
 
+  it('delivers the messages of one publisher in the order they were published, across channels', async () => {
+    // On a cluster a PUBLISH sent to a random node reaches the subscriber's node over that node's own bus link:
+    // without one publishing node, messages published one after the other arrive out of order.
+    const got: number[] = [];
+    const sub = await pubsub.subscribe('seq:*', (message) => {
+      got.push(message as number);
+    });
+    const sent = Array.from({ length: 300 }, (_, i) => i);
+    await Promise.all(sent.map((i) => pubsub.publish(`seq:${i % 7}`, i)));
+    for (const i of sent.slice(0, 50)) await pubsub.publish(`seq:${i % 5}`, 300 + i);
+    await waitFor(() => got.length >= 350, 5000);
+    expect(got).toEqual([...sent, ...sent.slice(0, 50).map((i) => 300 + i)]);
+    await sub.unsubscribe();
+  });
+
   it('a glob character inside a channel name cannot reach pattern subscribers of other channels', async () => {
     const got: string[] = [];
     const sub = await pubsub.subscribe('a:*', (_m, channel) => {

@@ -1,4 +1,5 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService } from '@nestjs/common';
+import { Cluster, type Redis } from 'ioredis';
 import type { RedisClient } from '../core/connections/redis-connections';
 import { RedisConnections } from '../core/connections/redis-connections';
 import { KeyBuilder } from '../core/keys/key-builder';
@@ -36,6 +37,8 @@ export class PubSubService implements BeforeApplicationShutdown {
   /** Per raw name, the tail of the SUBSCRIBE/UNSUBSCRIBE chain: commands for one name never overtake each other. */
   private readonly pendingOps = new Map<string, Promise<void>>();
   private subscriber?: RedisClient;
+  /** On a cluster, the node every PUBLISH of this instance goes through (see publisher()). */
+  private publishNode?: Redis;
   private closed = false;
 
   constructor(
@@ -49,7 +52,8 @@ export class PubSubService implements BeforeApplicationShutdown {
 
   /**
    * Publishes `message` (JSON-encoded) on `channel`; resolves to the number of subscribed connections that
-   * received it (in a cluster: those connected to the node that took the PUBLISH).
+   * received it (in a cluster: those connected to the node that took the PUBLISH). Messages published by one
+   * application instance arrive in the order they were published, on a cluster too.
    */
   async publish(channel: string, message: unknown): Promise<number> {
     checkChannelName(channel, 'channel');
@@ -114,8 +118,18 @@ export class PubSubService implements BeforeApplicationShutdown {
     if (subscriber) await this.connections.closeDedicated(subscriber);
   }
 
+  /**
+   * The connection PUBLISH goes through. On a cluster PUBLISH has no key, so ioredis would send each one to a random
+   * node, and the cluster bus forwards messages from different nodes over different links: two messages published
+   * one after the other could arrive in either order. Every publish of this instance goes through one node while
+   * that node's connection is ready, so its messages keep their order.
+   */
   private publisher(): RedisClient {
-    return this.connections.get(this.options.pubsub?.connection);
+    const client = this.connections.get(this.options.pubsub?.connection);
+    if (!(client instanceof Cluster)) return client;
+    if (this.publishNode?.status === 'ready') return this.publishNode;
+    this.publishNode = client.nodes('master').find((node) => node.status === 'ready');
+    return this.publishNode ?? client;
   }
 
   private chain(raw: string, op: () => Promise<void>): Promise<void> {
