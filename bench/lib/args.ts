@@ -21,7 +21,7 @@ export function parseArgs(argv: string[]): BenchArgs {
   };
   const quick = argv.includes('--quick');
   const given = value('--rounds');
-  const rounds = Number(given ?? (quick ? 2 : 9));
+  const rounds = positive('--rounds', Number(given ?? (quick ? 2 : 9)));
   return {
     quick,
     only: (value('--only') ?? '').split(',').filter(Boolean),
@@ -35,6 +35,11 @@ export function parseArgs(argv: string[]): BenchArgs {
       : { rounds, durationMs: 1000, warmupMs: 700, probeOps: 200 },
     http: quick
       ? { rounds, durationS: 1, connections: 32 }
-      : { rounds: Number(given ?? 7), durationS: Number(value('--http-seconds') ?? 3), connections: 32 },
+      : { rounds: Number(given ?? 7), durationS: positive('--http-seconds', Number(value('--http-seconds') ?? 3)), connections: 32 },
   };
+}
+
+function positive(option: string, n: number): number {
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${option} expects a positive number`);
+  return n;
 }
