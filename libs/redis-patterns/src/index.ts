@@ -28,13 +28,16 @@ export type { BatchedScript } from './core/scripts/batched-script';
 export { runBatched } from './core/scripts/run-batched';
 export { createAdvisedDecorator } from './core/advice/create-advised-decorator';
 export type { AdvisedMethod, MethodAdvice, MethodAdvisor, MethodInvocation } from './core/advice/method-advice.interface';
-export type { HttpCall } from './core/advice/http-call';
+export type { HttpCall } from './core/advice/handler-call';
+export type { HandlerKind } from './core/advice/handler-kind';
+export { GraphQLContextError } from './core/advice/context-errors';
 
 // Errors
 export { InvalidOptionsError } from './errors/invalid-options.error';
 export { InvalidArgumentError } from './errors/invalid-argument.error';
 export { ConnectionNotFoundError } from './errors/connection-not-found.error';
 export { RedisPatternsNotBoundError } from './errors/redis-patterns-not-bound.error';
+export { UnsupportedHandlerError } from './errors/unsupported-handler.error';
 export { HttpMappableDomainError } from './errors/http-mappable';
 export type { HttpMappableError, HttpResponseSpec } from './errors/http-mappable';
 export { HttpMappableErrorFilter } from './core/advice/http-mappable-error.filter';

@@ -1,14 +1,19 @@
-/** The HTTP answer a domain error maps to at the edge (status, headers, JSON body). */
+/**
+ * The answer a domain error maps to at the edge: an HTTP status, headers and JSON body, and when to retry. Other
+ * transports (RPC, WebSocket, GraphQL) carry the status, the message and `retryAfterMs` in their own form.
+ */
 export interface HttpResponseSpec {
   readonly status: number;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body: Record<string, unknown>;
+  /** When the caller may retry, in ms (rate limits, lock contention, outages). */
+  readonly retryAfterMs?: number;
 }
 
 /**
- * A domain error that knows its HTTP answer (e.g. a lock contention → 409 with Retry-After). Thrown on an HTTP
- * request — by a decorated handler, or by a decorated provider under any handler — it becomes that response; in a
- * provider called elsewhere it stays a plain typed error.
+ * A domain error that knows its answer (e.g. a lock contention → 409 with Retry-After). Thrown in a handler — by a
+ * decorated handler, or by a decorated provider under any handler — it becomes that answer in the handler's
+ * transport (HTTP, RPC, WebSocket, GraphQL); in a provider called elsewhere it stays a plain typed error.
  */
 export interface HttpMappableError extends Error {
   toHttpResponse(): HttpResponseSpec;

@@ -40,6 +40,7 @@ export class LockNotAcquiredError extends HttpMappableDomainError {
         error: status === 409 ? 'Conflict' : 'Service Unavailable',
         message: this.reason === 'contention' ? 'The resource is locked by another operation; retry later.' : 'The resource lock is unavailable; retry later.',
       },
+      retryAfterMs: this.retryAfterMs,
     };
   }
 }

@@ -29,6 +29,7 @@ export class RateLimitExceededError extends HttpMappableDomainError {
       status: 429,
       headers: { ...this.headers, 'Retry-After': String(Math.max(1, Math.ceil(this.decision.retryAfterMs / 1000))) },
       body: { statusCode: 429, error: 'Too Many Requests', message: 'Rate limit exceeded', retryAfterMs: this.decision.retryAfterMs },
+      retryAfterMs: this.decision.retryAfterMs,
     };
   }
 }

@@ -21,6 +21,7 @@ export class RateLimitUnavailableError extends HttpMappableDomainError {
       status: 503,
       headers: { 'Retry-After': '1' },
       body: { statusCode: 503, error: 'Service Unavailable', message: 'Rate limiter unavailable' },
+      retryAfterMs: 1000,
     };
   }
 }

@@ -24,3 +24,4 @@ export { clientAddress, normalizeAddress } from './client-address';
 export { rateLimitHeaders } from './rate-limit-headers';
 export { RateLimitExceededError } from '../errors/rate-limit-exceeded.error';
 export { RateLimitUnavailableError } from '../errors/rate-limit-unavailable.error';
+export { RateLimitIdentityError } from '../errors/rate-limit-identity.error';

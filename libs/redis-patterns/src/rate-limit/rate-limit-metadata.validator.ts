@@ -12,9 +12,10 @@ export class RateLimitMetadataValidator implements OnModuleInit {
   constructor(private readonly discovery: DiscoveryService) {}
 
   onModuleInit(): void {
-    for (const wrapper of this.discovery.getControllers()) {
+    // Controllers, and providers for gateways and resolvers.
+    for (const wrapper of [...this.discovery.getControllers(), ...this.discovery.getProviders()]) {
       const classRef = wrapper.metatype as Function | undefined;
-      if (!classRef) continue;
+      if (typeof classRef !== 'function' || wrapper.inject) continue;
       const metadata = Reflect.getMetadata(RATE_LIMIT_METADATA, classRef) as RateLimitMetadata | undefined;
       if (metadata) resolveLimiter(metadata, classRef.name, classRef.name);
     }

@@ -1,9 +1,12 @@
+import type { ExecutionContext } from '@nestjs/common';
 import {
   checkBoolean,
   checkConnectionName,
   checkKnownKeys,
   checkObject,
+  checkOneOf,
   checkOptionalNumber,
+  invalid,
   type SectionValidator,
 } from '../core/options/option-checks';
 
@@ -29,9 +32,30 @@ export interface RateLimitOptions {
   ipv6Subnet?: number;
   /** Also send `X-RateLimit-Limit/Remaining/Reset` (default false; the IETF `RateLimit` headers are always sent). */
   legacyHeaders?: boolean;
+  /**
+   * Who a `@RateLimit` without `key` counts a handler call per, in every context (default: the client address on
+   * HTTP and GraphQL, the connection on WebSocket, the handler on RPC). E.g. the authenticated user:
+   * `(context) => context.switchToHttp().getRequest().user?.id ?? 'anonymous'`.
+   */
+  getTracker?: (context: ExecutionContext) => string | Promise<string>;
+  /** The limiter key of a handler call from its tracker (default `<limiter name>:<tracker>`). */
+  generateKey?: (context: ExecutionContext, tracker: string, limiterName: string) => string;
+  /** The default identity of a WebSocket client: its connection (default) or its address. */
+  wsIdentity?: 'connection' | 'address';
 }
 
-const KNOWN_KEYS = ['connection', 'failOpen', 'inMemoryFallback', 'inMemoryMaxEntries', 'trustProxyHops', 'ipv6Subnet', 'legacyHeaders'] as const;
+const KNOWN_KEYS = [
+  'connection',
+  'failOpen',
+  'inMemoryFallback',
+  'inMemoryMaxEntries',
+  'trustProxyHops',
+  'ipv6Subnet',
+  'legacyHeaders',
+  'getTracker',
+  'generateKey',
+  'wsIdentity',
+] as const;
 
 /** Validates the `rateLimit` section at startup; every error names the offending option. */
 export const validateRateLimitOptions: SectionValidator = (value, path, context) => {
@@ -44,4 +68,8 @@ export const validateRateLimitOptions: SectionValidator = (value, path, context)
   checkOptionalNumber(section.inMemoryMaxEntries, `${path}.inMemoryMaxEntries`, { min: 1, integer: true });
   checkOptionalNumber(section.trustProxyHops, `${path}.trustProxyHops`, { min: 0, max: 32, integer: true });
   checkOptionalNumber(section.ipv6Subnet, `${path}.ipv6Subnet`, { min: 1, max: 128, integer: true });
+  for (const hook of ['getTracker', 'generateKey'] as const) {
+    if (section[hook] !== undefined && typeof section[hook] !== 'function') invalid(`${path}.${hook}`, 'a function of the execution context', section[hook]);
+  }
+  if (section.wsIdentity !== undefined) checkOneOf(section.wsIdentity, `${path}.wsIdentity`, ['connection', 'address']);
 };

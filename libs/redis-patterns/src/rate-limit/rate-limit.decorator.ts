@@ -7,12 +7,14 @@ import type { RateLimitPolicy } from './rate-limit-policy';
 import { type RateLimitDecoratorOptions, toMetadata } from './resolve-limiter';
 
 /**
- * Rate-limits a controller (class or handler) or a provider method. One decision per call: one round trip whatever
- * the number of policies, all-or-nothing.
+ * Rate-limits a handler (HTTP route, message pattern, gateway message, resolver; on the class as a default the
+ * method's own `@RateLimit` overrides) or a provider method. One decision per call: one round trip whatever the
+ * number of policies, all-or-nothing.
  *
- * - On a controller handler (or class, as a default the handler's own `@RateLimit` overrides): a guard answers
- *   429 with `Retry-After` and the IETF `RateLimit` / `RateLimit-Policy` headers before the handler runs; the
- *   budget is per client address unless `key` says otherwise.
+ * - On an HTTP handler: a guard answers 429 with `Retry-After` and the IETF `RateLimit` / `RateLimit-Policy` headers
+ *   before the handler runs; the budget is per client address unless `key` says otherwise.
+ * - On other handlers: a denial reaches the caller in the transport's form (an RPC error, a WebSocket `exception`
+ *   event, a GraphQL error), each with `retryAfterMs`; see docs/decorator-mechanism.md for identities.
  * - On a provider method: a denied call throws `RateLimitExceededError` carrying the decision.
  *
  * Invalid policies fail application startup with an `InvalidOptionsError` naming the field.

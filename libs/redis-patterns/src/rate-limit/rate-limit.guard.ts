@@ -1,122 +1,87 @@
-import { type CanActivate, type ExecutionContext, HttpException, Inject, Injectable, type Type } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Inject, Injectable, type Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { toHttpCall } from '../core/advice/http-call';
+import { toContextError } from '../core/advice/context-errors';
+import { isAdvisedWrapper } from '../core/advice/create-advised-decorator';
+import { setResponseHeader } from '../core/advice/handler-call';
 import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
 import { RateLimitExceededError } from '../errors/rate-limit-exceeded.error';
-import { RateLimitUnavailableError } from '../errors/rate-limit-unavailable.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
-import { clientAddress } from './client-address';
 import { RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA } from './rate-limit.constants';
 import { rateLimitHeaders } from './rate-limit-headers';
 import type { RateLimitDecision } from './rate-limit-policy';
+import { RateLimitIdentity } from './rate-limit-identity';
 import { RateLimiterService } from './rate-limiter.service';
 import { type RateLimitMetadata, type ResolvedLimiter, resolveLimiter } from './resolve-limiter';
 
-type ClientRequest = Parameters<typeof clientAddress>[0] & { socket?: { remoteAddress?: string }; raw?: { socket?: { remoteAddress?: string } } };
+// The guard may run twice for one call (class and handler `@RateLimit`, or also as APP_GUARD: two instances): Nest
+// hands every guard of a call the same argument array.
+const decided = new WeakSet<unknown[]>();
 
-// Set on the request once decided: the guard may run twice (class + handler `@RateLimit`, or also as APP_GUARD).
-const DECIDED = Symbol('redis-patterns:rate-limit-decided');
+interface HandlerLimiter {
+  readonly classRef: Type<unknown>;
+  readonly limiter: ResolvedLimiter | null;
+  /** The handler's own `@RateLimit` sits on its method, whose advice decides outside HTTP. */
+  readonly own: boolean;
+}
 
 /**
- * The guard behind `@RateLimit` on controllers: one decision per request before the handler runs; headers
- * `RateLimit-Policy`, `RateLimit` (and `X-RateLimit-*` with `rateLimit.legacyHeaders`); 429 with `Retry-After` when
- * denied; 503 when Redis is down and the limiter fails closed. Without `@RateLimit` metadata it allows everything,
- * so it can also be registered as an `APP_GUARD`. Subclass it to change identity (`getTracker`), keys
- * (`generateKey`) or the request source (`getRequestResponse`, e.g. for GraphQL).
+ * The guard behind `@RateLimit` on controllers, gateways and resolvers: one decision per call before the handler
+ * runs. On HTTP (Express and Fastify) it decides every limit, before pipes parse the body, and sets `RateLimit-Policy`
+ * and `RateLimit` (and `X-RateLimit-*` with `rateLimit.legacyHeaders`); a denial is a 429 with `Retry-After`, a
+ * fail-closed outage a 503. In other contexts it decides class-level limits (a method's own `@RateLimit` is decided
+ * by the advice around the method, which also runs where Nest runs no guards, such as field resolvers), and a
+ * denial reaches the caller in the context's own form (see context-errors.ts). Identity: see
+ * {@link RateLimitIdentity}. Without `@RateLimit` metadata it allows everything, so it may also be an `APP_GUARD`.
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
-  private readonly limiters = new WeakMap<Function, { classRef: Type<unknown>; limiter: ResolvedLimiter | null }>();
-  private readonly socketAddresses = new WeakMap<object, string>();
+  private readonly limiters = new WeakMap<Function, HandlerLimiter>();
 
   constructor(
     protected readonly reflector: Reflector,
     protected readonly limiter: RateLimiterService,
+    private readonly identity: RateLimitIdentity,
     @Inject(RESOLVED_OPTIONS) protected readonly options: ResolvedRedisPatternsOptions,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const limiter = this.limiterFor(context);
+    const entry = this.limiterFor(context);
+    const limiter = entry.limiter;
     if (!limiter) return true;
-    const { request, response } = this.getRequestResponse(context);
-    if (!request || (request as Record<symbol, unknown>)[DECIDED]) return true;
-    (request as Record<symbol, unknown>)[DECIDED] = true;
-    const { key } = limiter;
-    let tracker: string;
-    if (key === undefined) {
-      // Not awaited when synchronous (the default): one microtask less on every request.
-      const value = this.getTracker(request, context);
-      tracker = typeof value === 'string' ? value : await value;
-    } else {
-      tracker = String(typeof key === 'function' ? await key(request, context) : key);
-    }
+    const http = context.getType() === 'http';
+    if (!http && entry.own) return true;
+    const args = context.getArgs();
+    if (decided.has(args)) return true;
+    decided.add(args);
+    const key = this.identity.keyOf(context, limiter);
     let decision: RateLimitDecision;
     try {
-      decision = await this.limiter.decide(this.generateKey(context, tracker, limiter.name), limiter.compiled, limiter.cost, limiter.outage, limiter.name);
+      decision = await this.limiter.decide(typeof key === 'string' ? key : await key, limiter.compiled, limiter.cost, limiter.outage, limiter.name);
     } catch (error) {
-      if (!(error instanceof RateLimitUnavailableError)) throw error;
-      throw this.toHttpException(error, response);
+      throw toContextError(error, context);
     }
-    const headers = rateLimitHeaders(decision, limiter.compiled, this.options.rateLimit?.legacyHeaders ?? false);
-    const call = toHttpCall(request, response);
-    for (const name in headers) call.setHeader(name, headers[name]);
-    if (!decision.allowed) this.throwRateLimitException(context, decision, limiter);
+    if (http) {
+      const headers = rateLimitHeaders(decision, limiter.compiled, this.options.rateLimit?.legacyHeaders ?? false);
+      const response = context.switchToHttp().getResponse<unknown>();
+      for (const name in headers) setResponseHeader(response, name, headers[name]);
+    }
+    if (!decision.allowed) throw toContextError(new RateLimitExceededError(decision, limiter.name), context);
     return true;
   }
 
-  /** The client identity a budget is counted per; default: the client address (see `rateLimit.trustProxyHops`). */
-  protected getTracker(request: unknown, _context: ExecutionContext): string | Promise<string> {
-    const options = this.options.rateLimit;
-    const hops = options?.trustProxyHops ?? 0;
-    const req = request as ClientRequest;
-    // Without trusted proxies the identity is the socket's peer, fixed for the connection's life: normalise it
-    // once per keep-alive connection rather than on every request.
-    const socket = hops === 0 ? (req.socket ?? req.raw?.socket) : undefined;
-    if (socket?.remoteAddress) {
-      let address = this.socketAddresses.get(socket);
-      if (address === undefined) this.socketAddresses.set(socket, (address = clientAddress(req, 0, options?.ipv6Subnet ?? 64)));
-      return address;
-    }
-    return clientAddress(req, hops, options?.ipv6Subnet ?? 64);
-  }
-
-  /** The limiter key of a request (escaped and length-bounded by the key builder): `<limiter name>:<tracker>`. */
-  protected generateKey(_context: ExecutionContext, tracker: string, limiterName: string): string {
-    return `${limiterName}:${tracker}`;
-  }
-
-  /** The request and response of the call; override for GraphQL or other transports. */
-  protected getRequestResponse(context: ExecutionContext): { request: object | undefined; response: unknown } {
-    if (context.getType() !== 'http') return { request: undefined, response: undefined };
-    const http = context.switchToHttp();
-    return { request: http.getRequest<object>(), response: http.getResponse<unknown>() };
-  }
-
-  /** Throws the 429 (headers are already set). */
-  protected throwRateLimitException(_context: ExecutionContext, decision: RateLimitDecision, limiter: ResolvedLimiter): never {
-    const spec = new RateLimitExceededError(decision, limiter.name).toHttpResponse();
-    throw new HttpException(spec.body, spec.status);
-  }
-
-  private toHttpException(error: RateLimitUnavailableError, response: unknown): HttpException {
-    const spec = error.toHttpResponse();
-    const call = toHttpCall(undefined, response);
-    for (const [name, value] of Object.entries(spec.headers ?? {})) call.setHeader(name, value);
-    return new HttpException(spec.body, spec.status, { cause: error });
-  }
-
   /** The handler's limiter (its own `@RateLimit`, else the class's), resolved once per handler. */
-  private limiterFor(context: ExecutionContext): ResolvedLimiter | null {
+  private limiterFor(context: ExecutionContext): HandlerLimiter {
     const handler = context.getHandler();
     const classRef = context.getClass();
     const cached = this.limiters.get(handler);
-    if (cached && cached.classRef === classRef) return cached.limiter;
+    if (cached && cached.classRef === classRef) return cached;
     const own = this.reflector.get<RateLimitMetadata | undefined>(RATE_LIMIT_METADATA, handler);
     const skipped = this.reflector.get<boolean | undefined>(SKIP_RATE_LIMIT_METADATA, handler) || (!own && this.reflector.get<boolean | undefined>(SKIP_RATE_LIMIT_METADATA, classRef));
     const metadata = skipped ? undefined : (own ?? this.reflector.get<RateLimitMetadata | undefined>(RATE_LIMIT_METADATA, classRef));
     const where = `${classRef.name}.${handler.name}`;
     const limiter = metadata ? resolveLimiter(metadata, where, own ? where : classRef.name) : null;
-    this.limiters.set(handler, { classRef, limiter });
-    return limiter;
+    const entry: HandlerLimiter = { classRef, limiter, own: !!own && isAdvisedWrapper(handler) };
+    this.limiters.set(handler, entry);
+    return entry;
   }
 }

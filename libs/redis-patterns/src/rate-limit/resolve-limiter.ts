@@ -6,9 +6,11 @@ import type { RateLimitOutageOptions, RateLimitPolicy } from './rate-limit-polic
 /** Options of `@RateLimit` besides its policies. */
 export interface RateLimitDecoratorOptions extends RateLimitOutageOptions {
   /**
-   * What one budget is counted per. On a provider method: a string, or a function of the method's arguments
-   * (default: one budget for the method). On a controller: a string, or a function of `(request, context)`
-   * (default: the client address, see `RateLimitGuard.getTracker`).
+   * What one budget is counted per. On a provider method (or any method called directly): a string, or a function
+   * of the method's arguments (default: one budget for the method). On a handler Nest calls: a string, or a function
+   * of `(request, context)` — `request` is the HTTP request (HTTP, and GraphQL's HTTP request), the payload (RPC)
+   * or the client socket (WebSocket) — (default: the client address on HTTP and GraphQL, the connection on
+   * WebSocket, the handler on RPC; see `rateLimit.getTracker`).
    */
   readonly key?: string | ((...args: any[]) => string | number | Promise<string | number>);
   /** The limiter's name, part of its keys (default `Class.method`); limiters with one name share budgets. */

@@ -26,7 +26,7 @@ export class CachePutAdvisor implements MethodAdvisor<CachePutOptions> {
       const result = await proceed();
       if (result === undefined) return result;
       try {
-        const entry = keyOf(invocation.args);
+        const entry = keyOf(invocation.args, invocation.context);
         const callPolicy = tagsOf ? { ...policy, tags: tagsOf(invocation.args) } : policy;
         await engine.write(entry, result, callPolicy, { strict: false });
       } catch (error) {

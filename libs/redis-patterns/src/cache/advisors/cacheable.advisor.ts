@@ -38,7 +38,7 @@ export class CacheableAdvisor implements MethodAdvisor<CacheableOptions> {
       let entry: string;
       let callPolicy = policy;
       try {
-        entry = keyOf(args);
+        entry = keyOf(args, invocation.context);
         if (tagsOf) callPolicy = { ...policy, tags: tagsOf(args) };
       } catch (error) {
         engine.health.warn(`@Cacheable on ${method.className}.${method.methodName} did not cache this call: ${(error as Error).message}`);

@@ -1,3 +1,5 @@
+import type { ExecutionContext } from '@nestjs/common';
+import { isTransportArgument } from '../../core/advice/handler-call';
 import type { AdvisedMethod } from '../../core/advice/method-advice.interface';
 import { describeValue } from '../../core/options/option-checks';
 import { InvalidArgumentError } from '../../errors/invalid-argument.error';
@@ -20,12 +22,15 @@ export function optionPath(decorator: string, method: AdvisedMethod, field: stri
 
 /**
  * Turns a key source into a function from arguments to the entry key, decided once at bootstrap: a constant key
- * is escaped once; without a key, the default is `<Class>.<method>` plus an encoding of the arguments.
+ * is escaped once; without a key, the default is `<Class>.<method>` plus an encoding of the arguments — on a
+ * handler call, of its data arguments only (never the socket, RPC context or GraphQL context beside them).
  */
-export function compileKey(source: unknown, keys: CacheKeys, method: AdvisedMethod, path: string): (args: AnyArgs) => string {
+export function compileKey(source: unknown, keys: CacheKeys, method: AdvisedMethod, path: string): (args: AnyArgs, context?: ExecutionContext) => string {
   if (source === undefined) {
     const head = `${method.className}.${method.methodName}`;
-    return (args) => keys.entry(head, encodeArguments(args));
+    const kind = method.handlerKind;
+    if (!kind || kind === 'http') return (args) => keys.entry(head, encodeArguments(args));
+    return (args, context) => keys.entry(head, encodeArguments(context ? args.map((arg) => (isTransportArgument(kind, context, arg) ? undefined : arg)) : args));
   }
   if (typeof source === 'string' || typeof source === 'number') {
     const entry = keys.entry(guard(() => checkKey(source), path, source));

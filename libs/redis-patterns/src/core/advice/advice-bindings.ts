@@ -1,16 +1,17 @@
 import type { Type } from '@nestjs/common';
 import { RedisPatternsNotBoundError } from '../../errors/redis-patterns-not-bound.error';
-import type { HttpCall } from './http-call';
-import type { MethodInvocation } from './method-advice.interface';
+import type { HandlerCall } from './handler-call';
 
 /**
- * Runs one decorated method of one instance: its advice chain around the original method. `http` is the request a
- * controller handler serves when Nest's router called it.
+ * Runs one decorated method of one instance: its advice chain around the original method. `call` is present when
+ * Nest called the method as a handler (HTTP route, message pattern, gateway message, resolver).
  */
-export type BoundMethod = (instance: object, args: unknown[], http: HttpCall | undefined) => Promise<unknown>;
+export type BoundMethod = (instance: object, args: unknown[], call: HandlerCall | undefined) => Promise<unknown>;
 
-/** Prepares the advice chains of an instance; implemented by the module's explorer. */
+/** Prepares the advice chains of an instance; implemented by the module's explorer, one per application. */
 export interface AdviceRuntime {
+  /** Whether this runtime's application created `instance` (a request-scoped or transient provider of its own). */
+  owns(instance: object): boolean;
   bind(instance: object, classRef: Type<unknown>): Map<string, BoundMethod>;
 }
 
@@ -32,9 +33,9 @@ export function bindInstance(instance: object, methods: Map<string, BoundMethod>
 }
 
 /**
- * The bound method for a call. Instances the explorer did not see (request-scoped or transient providers) are
- * bound on first use when exactly one application runs the module; otherwise the call fails — a decorated method
- * never runs without its behaviour.
+ * The bound method for a call. Instances the explorer did not see at startup (request-scoped or transient
+ * providers) are bound on first use to the application that created them; an instance no running application
+ * owns fails — a decorated method never runs without its behaviour, nor with another application's.
  */
 export function resolveBoundMethod(instance: object, methodName: string): BoundMethod {
   let methods = bindings.get(instance);
@@ -52,17 +53,14 @@ export function assertBound(instance: object): void {
 }
 
 function bindLate(instance: object, methodName?: string): Map<string, BoundMethod> {
-  if (runtimes.size !== 1) {
-    const reason =
-      runtimes.size === 0
-        ? undefined
-        : 'several applications in this process run RedisPatternsModule and this instance was not discovered by any (is it request-scoped?)';
+  const owners = [...runtimes].filter((runtime) => runtime.owns(instance));
+  if (owners.length !== 1) {
+    // No owner: the application that created the instance has no RedisPatternsModule (whatever else runs in this
+    // process). Several: the same request-scoped class in several applications, and nothing tells which one.
+    const reason = owners.length === 0 ? undefined : 'several applications in this process provide this request-scoped class and run RedisPatternsModule';
     throw new RedisPatternsNotBoundError(instance.constructor.name, methodName, reason);
   }
-  const [runtime] = runtimes;
-  const methods = runtime.bind(instance, instance.constructor as Type<unknown>);
+  const methods = owners[0].bind(instance, instance.constructor as Type<unknown>);
   bindings.set(instance, methods);
   return methods;
 }
-
-export type { MethodInvocation };

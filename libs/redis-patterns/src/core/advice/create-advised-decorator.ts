@@ -1,7 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { BOOTSTRAP_CHECK_INSTALLED, METHOD_ADVICE, ORIGINAL_METHOD } from './advice.constants';
 import { assertBound, resolveBoundMethod } from './advice-bindings';
-import { declareHttpCallParam, takeHttpCall } from './http-call-param';
+import { takeHandlerCall } from './handler-call-param';
 import type { AdviceDeclaration, MethodAdvisor } from './method-advice.interface';
 
 type AnyMethod = (...args: any[]) => any;
@@ -12,8 +12,9 @@ type AnyMethod = (...args: any[]) => any;
  * The decorator replaces the method with a wrapper at class-definition time, so the behaviour applies wherever
  * the method is called from: by Nest's router on a controller (with the arguments its pipes resolved) or by other
  * code on a provider. Route and other metadata of the original method are copied to the wrapper whatever the
- * decorator order. Stacked redis-patterns decorators share one wrapper; the topmost runs outermost. On a controller
- * handler, the wrapper also receives the HTTP call through a hidden route parameter (never seen by the method).
+ * decorator order. Stacked redis-patterns decorators share one wrapper; the topmost runs outermost. On a handler
+ * (HTTP route, message or event pattern, gateway message, resolver), the wrapper also receives the call's execution
+ * context through a hidden parameter that the module declares at startup (never seen by the method).
  */
 export function createAdvisedDecorator<TOptions>(advisor: Type<MethodAdvisor<TOptions>>, options: TOptions): MethodDecorator {
   return (target, propertyKey, descriptor) => {
@@ -27,12 +28,11 @@ export function createAdvisedDecorator<TOptions>(advisor: Type<MethodAdvisor<TOp
       return descriptor;
     }
     const methodName = String(propertyKey);
-    // On a controller, Nest passes the request's HttpCall as one more argument (see http-call-param.ts).
-    const httpIndex = declareHttpCallParam(target, propertyKey, current);
     const wrapper = function (this: object, ...args: unknown[]): Promise<unknown> {
       try {
-        const http = takeHttpCall(args, httpIndex);
-        return resolveBoundMethod(this, methodName)(this, args, http);
+        // When Nest calls a handler, it passes the call as one more argument (see handler-call-param.ts).
+        const call = takeHandlerCall(args);
+        return resolveBoundMethod(this, methodName)(this, args, call);
       } catch (error) {
         return Promise.reject(error);
       }
@@ -47,6 +47,11 @@ export function createAdvisedDecorator<TOptions>(advisor: Type<MethodAdvisor<TOp
     installBootstrapCheck(target);
     return descriptor;
   };
+}
+
+/** Whether `method` is the wrapper of a redis-patterns decorator. */
+export function isAdvisedWrapper(method: unknown): boolean {
+  return typeof method === 'function' && Reflect.hasOwnMetadata(METHOD_ADVICE, method) && !!(method as unknown as Record<symbol, unknown>)[ORIGINAL_METHOD];
 }
 
 /** The undecorated method behind a wrapper (the wrapper itself when it is not one). */

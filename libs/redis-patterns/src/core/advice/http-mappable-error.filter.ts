@@ -1,24 +1,41 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { throwError } from 'rxjs';
 import { HttpMappableDomainError } from '../../errors/http-mappable';
+import { toContextError } from './context-errors';
 
 /**
- * Registered by the module as a global exception filter: a library error that knows its HTTP answer (409 on lock
- * contention, 429 on a rate limit, 503 when a fail-closed pattern has no Redis), thrown on an HTTP request by a
- * decorated provider under an undecorated handler, gets that status, headers and body. (Decorated handlers map
- * their own errors before Nest's filters run.) A filter costs nothing until something throws.
+ * Registered by the module as a global exception filter: a library error that knows its answer (409 on lock
+ * contention, 429 on a rate limit, 503 when a fail-closed pattern has no Redis), thrown by a decorated provider
+ * under an undecorated handler, reaches the caller in the handler's transport (see context-errors.ts): an HTTP
+ * status with headers, an RPC error reply, a GraphQL error — never a rethrow that leaves an RPC caller waiting.
+ * (Decorated handlers map their own errors before Nest's filters run; Nest gives WebSocket gateways, and
+ * microservices connected without `inheritAppConfig`, no global filters.) A filter costs nothing until something
+ * throws.
  */
 @Catch(HttpMappableDomainError)
 @Injectable()
 export class HttpMappableErrorFilter implements ExceptionFilter<HttpMappableDomainError> {
   constructor(private readonly adapterHost: HttpAdapterHost) {}
 
-  catch(error: HttpMappableDomainError, host: ArgumentsHost): void {
-    if (host.getType() !== 'http') throw error;
-    const adapter = this.adapterHost.httpAdapter;
-    const response = host.switchToHttp().getResponse<unknown>();
-    const spec = error.toHttpResponse();
-    for (const [name, value] of Object.entries(spec.headers ?? {})) adapter.setHeader(response, name, value);
-    adapter.reply(response, spec.body, spec.status);
+  catch(error: HttpMappableDomainError, host: ArgumentsHost): unknown {
+    switch (host.getType<string>()) {
+      case 'http': {
+        const adapter = this.adapterHost.httpAdapter;
+        const response = host.switchToHttp().getResponse<unknown>();
+        const spec = error.toHttpResponse();
+        for (const [name, value] of Object.entries(spec.headers ?? {})) adapter.setHeader(response, name, value);
+        adapter.reply(response, spec.body, spec.status);
+        return undefined;
+      }
+      case 'rpc': {
+        // Nest's RPC filters answer with an Observable that errors with the reply's error payload.
+        const mapped = toContextError(error, host) as { getError(): unknown };
+        return throwError(() => mapped.getError());
+      }
+      default:
+        // A GraphQL field's result is what its filter returns: an error there is the field's error.
+        return toContextError(error, host);
+    }
   }
 }

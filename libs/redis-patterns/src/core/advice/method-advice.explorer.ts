@@ -1,11 +1,32 @@
-import { Injectable, type OnApplicationShutdown, type OnModuleInit, type Type } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit, type Type } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
+import { UnsupportedHandlerError } from '../../errors/unsupported-handler.error';
+import { RESOLVED_OPTIONS } from '../../redis-patterns.constants';
+import { ThrottledLog } from '../logging/throttled-log';
+import type { ResolvedRedisPatternsOptions } from '../options/resolve-options';
 import { METHOD_ADVICE } from './advice.constants';
 import { type AdviceRuntime, bindInstance, type BoundMethod, registerRuntime, unregisterRuntime } from './advice-bindings';
-import { originalMethod } from './create-advised-decorator';
+import { composeAdvice } from './compose-advice';
+import { isAdvisedWrapper, originalMethod } from './create-advised-decorator';
 import { discoverMethods, isControllerClass } from './discover-methods';
-import { toHttpError } from './http-error-mapping';
-import { type AdviceDeclaration, type AdvisedMethod, type MethodAdvice, type MethodInvocation, PROCEED } from './method-advice.interface';
+import { declareHandlerCallParam } from './handler-call-param';
+import { handlerKindsOf, type HandlerKind } from './handler-kind';
+import type { AdviceDeclaration, AdvisedMethod } from './method-advice.interface';
+
+type InstanceWrapper = ReturnType<DiscoveryService['getProviders']>[number];
+
+const ARTICLES: Record<HandlerKind, string> = {
+  http: 'an HTTP route',
+  rpc: 'a message pattern',
+  'rpc-event': 'an event pattern',
+  grpc: 'a gRPC method',
+  ws: 'a WebSocket message',
+  graphql: 'a GraphQL resolver',
+};
+
+// The kind each decorated wrapper was prepared as (undefined: not a handler), shared by every application of
+// the process: it depends only on the class's decorators.
+const preparedKinds = new WeakMap<Function, HandlerKind | undefined>();
 
 /**
  * Binds every decorated method of every provider and controller to its advice chain at module init, so that
@@ -13,23 +34,37 @@ import { type AdviceDeclaration, type AdvisedMethod, type MethodAdvice, type Met
  */
 @Injectable()
 export class MethodAdviceExplorer implements OnModuleInit, OnApplicationShutdown, AdviceRuntime {
+  private readonly droppedEvents: ThrottledLog;
+
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly moduleRef: ModuleRef,
-  ) {}
+    @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
+  ) {
+    this.droppedEvents = new ThrottledLog(options.logger ?? new Logger('RedisPatterns'));
+    // At instantiation, not at module init: Nest sets up routes, microservice listeners, gateways and resolvers
+    // (reading each handler's parameter metadata) after every provider exists and before any onModuleInit.
+    this.prepareHandlers();
+  }
 
   onModuleInit(): void {
     const byInstance = new Map<object, Type<unknown>>();
-    for (const found of discoverMethods(this.discovery, this.scanner, hasAdvice)) byInstance.set(found.instance, found.classRef);
+    for (const found of discoverMethods(this.discovery, this.scanner, isAdvisedWrapper)) byInstance.set(found.instance, found.classRef);
     for (const [instance, classRef] of byInstance) bindInstance(instance, this.bind(instance, classRef));
     // Only once every method is bound: an application whose decorator options fail startup must not become the
-    // runtime that late-bound instances of other applications in this process fall back to.
+    // runtime that late-bound instances fall back to.
     registerRuntime(this);
   }
 
   onApplicationShutdown(): void {
     unregisterRuntime(this);
+  }
+
+  owns(instance: object): boolean {
+    return this.wrappers().some((wrapper) =>
+      wrapper.isDependencyTreeStatic() ? wrapper.instance === instance : wrapper.metatype === instance.constructor && !wrapper.inject,
+    );
   }
 
   /** Prepares the advice chain of every decorated method of one instance. */
@@ -38,43 +73,52 @@ export class MethodAdviceExplorer implements OnModuleInit, OnApplicationShutdown
     const isController = isControllerClass(classRef);
     for (const methodName of this.scanner.getAllMethodNames(Object.getPrototypeOf(instance))) {
       const wrapper = (instance as Record<string, unknown>)[methodName];
-      if (typeof wrapper !== 'function' || !hasAdvice(wrapper as (...a: unknown[]) => unknown)) continue;
-      const declarations = Reflect.getMetadata(METHOD_ADVICE, wrapper) as AdviceDeclaration[];
-      const method: AdvisedMethod = { classRef, className: classRef.name, methodName, isController };
+      if (!isAdvisedWrapper(wrapper)) continue;
+      const declarations = Reflect.getMetadata(METHOD_ADVICE, wrapper as object) as AdviceDeclaration[];
+      const handlerKind = kindOf(classRef, methodName, wrapper as Function);
+      const method: AdvisedMethod = { classRef, className: classRef.name, methodName, isController, handlerKind };
       const advices = declarations.map(({ advisor, options }) => this.moduleRef.get(advisor, { strict: false }).prepare(options, method));
-      methods.set(methodName, compose(advices, originalMethod(wrapper as (...a: unknown[]) => unknown), method));
+      methods.set(methodName, composeAdvice(advices, originalMethod(wrapper as (...a: unknown[]) => unknown), method, this.onDroppedEvent));
     }
     return methods;
   }
-}
 
-function hasAdvice(method: (...args: unknown[]) => unknown): boolean {
-  return Reflect.hasOwnMetadata(METHOD_ADVICE, method);
-}
+  private readonly onDroppedEvent = (error: Error, method: AdvisedMethod): void => {
+    this.droppedEvents.warn(`Event dropped by ${method.className}.${method.methodName}: ${error.message}`);
+  };
 
-/**
- * Folds the advices into one function once, at bootstrap, so a call allocates only its invocation object.
- * Pass-through advices ({@link PROCEED}) are left out. On HTTP, a domain error that knows its HTTP answer becomes
- * that HttpException here, with its headers, so a decorated handler needs nothing else in the request path.
- */
-function compose(advices: MethodAdvice[], original: (...args: unknown[]) => unknown, method: AdvisedMethod): BoundMethod {
-  let run = (invocation: MethodInvocation): Promise<unknown> => {
-    try {
-      return Promise.resolve(original.apply(invocation.instance, invocation.args));
-    } catch (error) {
-      return Promise.reject(error);
+  /** Declares the hidden call parameter on every decorated handler of the application's classes. */
+  private prepareHandlers(): void {
+    for (const wrapper of this.wrappers()) {
+      const classRef = wrapper.metatype;
+      if (typeof classRef !== 'function' || wrapper.inject || !classRef.prototype) continue;
+      for (const methodName of this.scanner.getAllMethodNames(classRef.prototype)) {
+        const method = (classRef.prototype as Record<string, unknown>)[methodName];
+        if (!isAdvisedWrapper(method) || preparedKinds.has(method as Function)) continue;
+        const kind = kindOf(classRef as Type<unknown>, methodName, method as Function);
+        preparedKinds.set(method as Function, kind);
+        if (kind) declareHandlerCallParam(declaringPrototype(classRef.prototype as object, methodName), methodName, kind);
+      }
     }
-  };
-  for (let i = advices.length - 1; i >= 0; i--) {
-    const advice = advices[i];
-    if (advice === PROCEED) continue;
-    const next = run;
-    run = (invocation) => advice(invocation, () => next(invocation));
   }
-  const chain = run;
-  if (!method.isController) return (instance, args) => chain({ instance, args, method, http: undefined });
-  return (instance, args, http) => {
-    const result = chain({ instance, args, method, http });
-    return http ? result.catch((error: unknown) => Promise.reject(toHttpError(error, http))) : result;
-  };
+
+  private wrappers(): InstanceWrapper[] {
+    return [...this.discovery.getProviders(), ...this.discovery.getControllers()];
+  }
+}
+
+/** The one kind of handler a decorated method is, if any; a method of several kinds fails startup. */
+function kindOf(classRef: Type<unknown>, methodName: string, method: Function): HandlerKind | undefined {
+  if (preparedKinds.has(method)) return preparedKinds.get(method);
+  const kinds = handlerKindsOf(classRef, method);
+  if (kinds.length > 1) throw new UnsupportedHandlerError(classRef.name, methodName, `is ${kinds.map((kind) => ARTICLES[kind]).join(' and ')} at once; give each transport its own method (each may call a shared one)`);
+  // gRPC passes metadata and a call object, and expects gRPC status codes: not supported yet, so refused.
+  if (kinds[0] === 'grpc') throw new UnsupportedHandlerError(classRef.name, methodName, 'is a gRPC method, where redis-patterns decorators are not supported yet; decorate a provider method it calls instead');
+  return kinds[0];
+}
+
+function declaringPrototype(prototype: object, methodName: string): object {
+  let current: object | null = prototype;
+  while (current && !Object.prototype.hasOwnProperty.call(current, methodName)) current = Object.getPrototypeOf(current) as object | null;
+  return current ?? prototype;
 }

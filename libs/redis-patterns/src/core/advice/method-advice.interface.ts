@@ -1,30 +1,38 @@
-import type { Type } from '@nestjs/common';
-import type { HttpCall } from './http-call';
+import type { ExecutionContext, Type } from '@nestjs/common';
+import type { HttpCall } from './handler-call';
+import type { HandlerKind } from './handler-kind';
 
 /** The decorated method an advice was prepared for. */
 export interface AdvisedMethod {
   readonly classRef: Type<unknown>;
   readonly className: string;
   readonly methodName: string;
-  /** True on a controller: the advice then runs inside the HTTP request and may set response headers. */
+  /** True on a controller class (HTTP routes and microservice patterns). */
   readonly isController: boolean;
+  /** The kind of handler Nest makes of the method (undefined: a method Nest never calls itself). */
+  readonly handlerKind?: HandlerKind;
 }
 
-/** One call of a decorated method, with its resolved arguments (after Nest's pipes, on a controller). */
+/** One call of a decorated method, with its resolved arguments (after Nest's pipes, on a handler). */
 export interface MethodInvocation {
   readonly instance: object;
   readonly args: unknown[];
   readonly method: AdvisedMethod;
-  /** The HTTP request being served, when the method is a controller handler called by Nest's router. */
+  /** The HTTP request being served, when Nest's router called the method as an HTTP handler. */
   readonly http?: HttpCall;
+  /**
+   * Nest's execution context when Nest called the method as a handler, in any transport (`getType()`: `http`,
+   * `rpc`, `ws`, `graphql`); undefined on a direct call (`service.method(...)`).
+   */
+  readonly context?: ExecutionContext;
 }
 
 /** The behaviour of one decorator around one method: call `proceed` to run the rest of the chain and the method. */
 export type MethodAdvice = (invocation: MethodInvocation, proceed: () => Promise<unknown>) => Promise<unknown>;
 
 /**
- * An advice that only proceeds (e.g. `@RateLimit` on a controller, where a guard does the work). Return this very
- * function from `prepare` and the chain leaves it out, so it costs nothing per call.
+ * An advice that only proceeds. Return this very function from `prepare` and the chain leaves it out, so it costs
+ * nothing per call.
  */
 export const PROCEED: MethodAdvice = (_invocation, proceed) => proceed();
 

@@ -1,0 +1,91 @@
+import { type ArgumentsHost, type ExecutionContext, HttpException } from '@nestjs/common';
+import { type HttpMappableError, type HttpResponseSpec, isHttpMappableError } from '../../errors/http-mappable';
+import { type HttpCall, setResponseHeader } from './handler-call';
+
+/**
+ * How a library error that knows its answer (429 rate limited, 409 lock contention, 503 unavailable) reaches the
+ * caller in each execution context — the one place that decides it, used by decorated handlers, the rate-limit
+ * guard and the global exception filter:
+ * - HTTP: an HttpException with the status, body and headers (`Retry-After`, `RateLimit` …);
+ * - RPC: an RpcException whose error is `{ status, error, message, retryAfterMs }` (the ClientProxy caller's error);
+ * - WebSocket: a WsException whose error is `{ status: 'error', code, error, message, retryAfterMs }` (the client's
+ *   `exception` event);
+ * - GraphQL: an error with `extensions: { code, status, retryAfterMs }` (code `RATE_LIMITED`, `CONFLICT` or
+ *   `SERVICE_UNAVAILABLE`), and the headers on the HTTP response when the GraphQL context has one.
+ * Anything else is returned unchanged.
+ */
+export function toContextError(error: unknown, context: ArgumentsHost, http?: HttpCall): unknown {
+  if (!isHttpMappableError(error)) return error;
+  const spec = error.toHttpResponse();
+  switch (context.getType<string>()) {
+    case 'http':
+      setHeaders(spec, http ? http.response : context.switchToHttp().getResponse());
+      return new HttpException(spec.body, spec.status, { cause: error });
+    case 'rpc': {
+      const { RpcException } = optionalPeer<{ RpcException: new (error: object) => Error }>('@nestjs/microservices');
+      return new RpcException({ status: spec.status, error: error.name, message: messageOf(spec, error), retryAfterMs: spec.retryAfterMs });
+    }
+    case 'ws': {
+      const { WsException } = optionalPeer<{ WsException: new (error: object) => Error }>('@nestjs/websockets');
+      return new WsException({ status: 'error', code: spec.status, error: error.name, message: messageOf(spec, error), retryAfterMs: spec.retryAfterMs });
+    }
+    case 'graphql':
+      setHeaders(spec, graphqlResponse(context));
+      return new GraphQLContextError(error, spec);
+    default:
+      return error;
+  }
+}
+
+/** The error code of a GraphQL answer, per HTTP status. */
+const GRAPHQL_CODES: Readonly<Record<number, string>> = { 429: 'RATE_LIMITED', 409: 'CONFLICT', 503: 'SERVICE_UNAVAILABLE' };
+
+/**
+ * A library error as a GraphQL resolver error. graphql-js copies `extensions` of the error a resolver throws into
+ * the response, so the library needs no `graphql` import (the package is an optional peer).
+ */
+export class GraphQLContextError extends Error {
+  readonly extensions: Readonly<Record<string, unknown>>;
+
+  constructor(cause: HttpMappableError, spec: HttpResponseSpec) {
+    super(messageOf(spec, cause), { cause });
+    this.extensions = { code: GRAPHQL_CODES[spec.status] ?? 'INTERNAL_SERVER_ERROR', status: spec.status, error: cause.name, retryAfterMs: spec.retryAfterMs };
+  }
+
+  override get name(): string {
+    return this.constructor.name;
+  }
+}
+
+/** Whether a handler's context is a microservice event (no reply to send an error to). */
+export function isEventContext(context: ExecutionContext): boolean {
+  return context.getType<string>() === 'rpc' && Reflect.getMetadata('microservices:handler_type', context.getHandler()) === 2;
+}
+
+function messageOf(spec: HttpResponseSpec, error: Error): string {
+  return typeof spec.body.message === 'string' ? spec.body.message : error.message;
+}
+
+function setHeaders(spec: HttpResponseSpec, response: unknown): void {
+  const headers = spec.headers;
+  if (headers && response) for (const name of Object.keys(headers)) setResponseHeader(response, name, headers[name]);
+}
+
+/**
+ * The HTTP response of a GraphQL operation, read by position (the library does not import @nestjs/graphql): the
+ * third resolver argument is the GraphQL context — `{ req, res }` with Apollo on Express, `{ reply }` with Fastify.
+ */
+function graphqlResponse(context: ArgumentsHost): unknown {
+  const gql = context.getArgByIndex<Record<string, unknown> | undefined>(2);
+  return gql?.res ?? gql?.reply;
+}
+
+const peers = new Map<string, unknown>();
+
+// The transport packages are optional peers: a context of their type exists only when they are installed, so they
+// are loaded on the first error of that context rather than at import.
+function optionalPeer<T>(name: string): T {
+  let loaded = peers.get(name);
+  if (!loaded) peers.set(name, (loaded = require(name)));
+  return loaded as T;
+}

@@ -1,0 +1,27 @@
+import type { LoggerService } from '@nestjs/common';
+
+/**
+ * A warning that may repeat on every call (an outage, a dropped event) is logged the first time, then at most once
+ * per interval with the number of repeats in between, so a flood of failures cannot flood the log.
+ */
+export class ThrottledLog {
+  private lastAt = Number.NEGATIVE_INFINITY;
+  private suppressed = 0;
+
+  constructor(
+    private readonly logger: LoggerService,
+    private readonly intervalMs = 10_000,
+  ) {}
+
+  warn(message: string): void {
+    const now = Date.now();
+    if (now - this.lastAt < this.intervalMs) {
+      this.suppressed++;
+      return;
+    }
+    const more = this.suppressed ? ` (${this.suppressed} more since the last report)` : '';
+    this.lastAt = now;
+    this.suppressed = 0;
+    this.logger.warn(`${message}${more}`);
+  }
+}
