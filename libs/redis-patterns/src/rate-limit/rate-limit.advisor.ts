@@ -1,6 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../core/advice/method-advice.interface';
+import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
 import { RateLimitExceededError } from '../errors/rate-limit-exceeded.error';
+import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
+import { rateLimitHeaders } from './rate-limit-headers';
 import { RateLimitIdentity } from './rate-limit-identity';
 import { RateLimiterService } from './rate-limiter.service';
 import { type RateLimitMetadata, resolveLimiter } from './resolve-limiter';
@@ -16,6 +19,7 @@ export class RateLimitAdvisor implements MethodAdvisor<RateLimitMetadata> {
   constructor(
     private readonly limiter: RateLimiterService,
     private readonly identity: RateLimitIdentity,
+    @Inject(RESOLVED_OPTIONS) private readonly options: ResolvedRedisPatternsOptions,
   ) {}
 
   prepare(metadata: RateLimitMetadata, method: AdvisedMethod): MethodAdvice {
@@ -24,9 +28,10 @@ export class RateLimitAdvisor implements MethodAdvisor<RateLimitMetadata> {
     const resolved = resolveLimiter(metadata, where, where);
     const { key, name, compiled, cost, outage } = resolved;
     const prefix = `${name}:`;
+    const legacy = this.options.rateLimit?.legacyHeaders ?? false;
     const decide = async (identity: string, proceed: () => Promise<unknown>): Promise<unknown> => {
       const decision = await this.limiter.decide(identity, compiled, cost, outage, name);
-      if (!decision.allowed) throw new RateLimitExceededError(decision, name);
+      if (!decision.allowed) throw new RateLimitExceededError(decision, name, rateLimitHeaders(decision, compiled, legacy));
       return proceed();
     };
     return (invocation, proceed) => {

@@ -60,12 +60,16 @@ export class RateLimitGuard implements CanActivate {
     } catch (error) {
       throw toContextError(error, context);
     }
+    const legacy = this.options.rateLimit?.legacyHeaders ?? false;
     if (http) {
-      const headers = rateLimitHeaders(decision, limiter.compiled, this.options.rateLimit?.legacyHeaders ?? false);
+      const headers = rateLimitHeaders(decision, limiter.compiled, legacy);
       const response = context.switchToHttp().getResponse<unknown>();
       for (const name in headers) setResponseHeader(response, name, headers[name]);
+      if (!decision.allowed) throw toContextError(new RateLimitExceededError(decision, limiter.name), context);
+    } else if (!decision.allowed) {
+      // Outside HTTP the headers go with the denial only (a GraphQL response over HTTP carries them).
+      throw toContextError(new RateLimitExceededError(decision, limiter.name, rateLimitHeaders(decision, limiter.compiled, legacy)), context);
     }
-    if (!decision.allowed) throw toContextError(new RateLimitExceededError(decision, limiter.name), context);
     return true;
   }
 

@@ -35,6 +35,9 @@ const preparedKinds = new WeakMap<Function, HandlerKind | undefined>();
 @Injectable()
 export class MethodAdviceExplorer implements OnModuleInit, OnApplicationShutdown, AdviceRuntime {
   private readonly droppedEvents: ThrottledLog;
+  // Found at instantiation, thrown at module init: an error thrown while providers are being created would leave
+  // the connections already opened with no application to close them.
+  private readonly unsupported: Error[] = [];
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -49,6 +52,7 @@ export class MethodAdviceExplorer implements OnModuleInit, OnApplicationShutdown
   }
 
   onModuleInit(): void {
+    if (this.unsupported.length > 0) throw this.unsupported[0];
     const byInstance = new Map<object, Type<unknown>>();
     for (const found of discoverMethods(this.discovery, this.scanner, isAdvisedWrapper)) byInstance.set(found.instance, found.classRef);
     for (const [instance, classRef] of byInstance) bindInstance(instance, this.bind(instance, classRef));
@@ -95,7 +99,13 @@ export class MethodAdviceExplorer implements OnModuleInit, OnApplicationShutdown
       for (const methodName of this.scanner.getAllMethodNames(classRef.prototype)) {
         const method = (classRef.prototype as Record<string, unknown>)[methodName];
         if (!isAdvisedWrapper(method) || preparedKinds.has(method as Function)) continue;
-        const kind = kindOf(classRef as Type<unknown>, methodName, method as Function);
+        let kind: HandlerKind | undefined;
+        try {
+          kind = kindOf(classRef as Type<unknown>, methodName, method as Function);
+        } catch (error) {
+          this.unsupported.push(error as Error);
+          continue;
+        }
         preparedKinds.set(method as Function, kind);
         if (kind) declareHandlerCallParam(declaringPrototype(classRef.prototype as object, methodName), methodName, kind);
       }
