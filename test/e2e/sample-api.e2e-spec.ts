@@ -3,12 +3,13 @@ import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { AppModule } from '../../apps/sample-api/src/app.module';
 import { ProductRepository } from '../../apps/sample-api/src/catalog/product.repository';
+import { httpAdapterFor, SAMPLE_ADAPTERS } from '../../apps/sample-api/src/http-platform';
 import { keysWithoutTtl, rawClient, uniquePrefix, waitFor } from '../support/redis-env';
 
-describe('sample API over HTTP (Express)', () => {
+describe.each(SAMPLE_ADAPTERS)('sample API over HTTP (%s)', (adapterName) => {
   let app: INestApplication;
   let http: ReturnType<typeof request>;
-  const prefix = uniquePrefix('sample');
+  const prefix = uniquePrefix(`sample-${adapterName}`);
   const admin = rawClient('standalone');
 
   beforeAll(async () => {
@@ -16,8 +17,11 @@ describe('sample API over HTTP (Express)', () => {
     process.env.REDIS_KEY_PREFIX = prefix;
     process.env.SAMPLE_DB_LATENCY_MS = '5';
     const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-    app = moduleRef.createNestApplication();
+    const adapter = httpAdapterFor(adapterName);
+    app = adapter ? moduleRef.createNestApplication(adapter) : moduleRef.createNestApplication();
     await app.init();
+    // Fastify routes are ready once its plugins have loaded.
+    await (app.getHttpAdapter().getInstance() as { ready?: () => Promise<unknown> }).ready?.();
     http = request(app.getHttpServer());
   });
 

@@ -3,9 +3,12 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import { EmbeddedRedis } from './embedded-redis';
+import { httpAdapterFor } from './http-platform';
 
 async function bootstrap(): Promise<void> {
   const logger = new Logger('SampleApi');
+  // SAMPLE_ADAPTER=fastify runs the API on Fastify instead of Express.
+  const adapter = httpAdapterFor();
   const embedded = process.env.REDIS_URL ? undefined : await EmbeddedRedis.start();
   if (embedded) {
     process.env.REDIS_URL = embedded.url;
@@ -13,7 +16,8 @@ async function bootstrap(): Promise<void> {
   }
   // return503OnClosing: once closing, keep-alive clients get 503 + Connection: close, so the HTTP server can close
   // while a client keeps sending (otherwise app.close() waits for every keep-alive connection to go idle).
-  const app = await NestFactory.create(AppModule, { return503OnClosing: true });
+  const options = { return503OnClosing: true };
+  const app = adapter ? await NestFactory.create(AppModule, adapter, options) : await NestFactory.create(AppModule, options);
   // Signals are handled here rather than by enableShutdownHooks() so that the embedded server stops only after
   // app.close() has run every shutdown hook (consumers drained, locks released, connections quit).
   let closing = false;
@@ -33,8 +37,9 @@ async function bootstrap(): Promise<void> {
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
   const port = Number(process.env.PORT ?? 3000);
-  await app.listen(port);
-  logger.log(`Sample API listening on http://127.0.0.1:${port}`);
+  // An explicit host: Fastify would otherwise listen on localhost only.
+  await app.listen(port, '0.0.0.0');
+  logger.log(`Sample API (${adapter ? 'Fastify' : 'Express'}) listening on http://127.0.0.1:${port}`);
 }
 
 void bootstrap().catch((error: unknown) => {
