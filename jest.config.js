@@ -6,10 +6,14 @@ module.exports = {
   moduleFileExtensions: ['js', 'json', 'ts'],
   rootDir: '.',
   roots: ['<rootDir>/libs/', '<rootDir>/apps/', '<rootDir>/test/'],
+  modulePathIgnorePatterns: ['<rootDir>/libs/redis-patterns/dist/'],
   testRegex: '.*\\.(spec|integration-spec|e2e-spec)\\.ts$',
   transform: { '^.+\\.(t|j)s$': ['@swc/jest', swc] },
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs)/)'],
+  // The package name maps to the library's sources, as the tsconfig paths do (the `@app` alias is a second name).
   moduleNameMapper: {
+    '^nestjs-redis-patterns$': '<rootDir>/libs/redis-patterns/src',
+    '^nestjs-redis-patterns/testing$': '<rootDir>/libs/redis-patterns/src/testing',
     '^@app/redis-patterns$': '<rootDir>/libs/redis-patterns/src',
     '^@app/redis-patterns/(.*)$': '<rootDir>/libs/redis-patterns/src/$1',
   },

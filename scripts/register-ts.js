@@ -1,5 +1,6 @@
 // Runs the TypeScript sources directly (doctor, benchmarks, test fixtures): compiles .ts files with swc on require,
-// with the same settings as the test transform, and resolves the `@app/redis-patterns` path alias.
+// with the same settings as the test transform, and resolves the package name `nestjs-redis-patterns` (and the
+// `@app/redis-patterns` path alias) to the library's sources.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -17,8 +18,11 @@ require.extensions['.ts'] = function compileTs(module, filename) {
 
 const resolve = Module._resolveFilename;
 Module._resolveFilename = function resolveAlias(request, ...rest) {
-  if (request === '@app/redis-patterns' || request.startsWith('@app/redis-patterns/')) {
-    request = path.join(libRoot, request.slice('@app/redis-patterns'.length));
+  for (const name of ['nestjs-redis-patterns', '@app/redis-patterns']) {
+    if (request === name || request.startsWith(`${name}/`)) {
+      request = path.join(libRoot, request.slice(name.length));
+      break;
+    }
   }
   return resolve.call(this, request, ...rest);
 };

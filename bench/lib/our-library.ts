@@ -1,6 +1,6 @@
 import { Module, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import * as library from '@app/redis-patterns';
+import * as library from 'nestjs-redis-patterns';
 
 /**
  * The library under test, looked up by export name. The services land in the repository independently, so the
@@ -8,7 +8,7 @@ import * as library from '@app/redis-patterns';
  */
 const exportsByName = library as unknown as Record<string, unknown>;
 
-/** A public export of `@app/redis-patterns`, or undefined when it is not in the repository yet. */
+/** A public export of `nestjs-redis-patterns`, or undefined when it is not in the repository yet. */
 export function libraryExport<T = unknown>(name: string): T | undefined {
   return exportsByName[name] as T | undefined;
 }
@@ -16,7 +16,7 @@ export function libraryExport<T = unknown>(name: string): T | undefined {
 /** Why a set of exports cannot be benchmarked, or undefined when all are present. */
 export function missingExports(...names: string[]): string | undefined {
   const missing = names.filter((name) => exportsByName[name] === undefined);
-  return missing.length ? `not available: ${missing.join(', ')} not exported by @app/redis-patterns yet` : undefined;
+  return missing.length ? `not available: ${missing.join(', ')} not exported by nestjs-redis-patterns yet` : undefined;
 }
 
 /**
@@ -32,6 +32,6 @@ export async function createOurContext(url: string, keyPrefix: string, sections:
 /** Resolves an exported provider class (by export name) from a context. */
 export function resolveService<T>(context: INestApplicationContext, exportName: string): T {
   const token = libraryExport<new (...args: never[]) => T>(exportName);
-  if (!token) throw new Error(`${exportName} is not exported by @app/redis-patterns`);
+  if (!token) throw new Error(`${exportName} is not exported by nestjs-redis-patterns`);
   return context.get(token);
 }

@@ -5,7 +5,7 @@ import { Controller, Module } from '@nestjs/common';
 import { Args, Query, Resolver } from '@nestjs/graphql';
 import { EventPattern, MessagePattern } from '@nestjs/microservices';
 import { MessageBody, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
-import { Cacheable, RateLimit, RedisPatternsModule, WithLock } from '@app/redis-patterns';
+import { Cacheable, RateLimit, RedisPatternsModule, WithLock } from 'nestjs-redis-patterns';
 
 @Controller()
 export class InvoicesRpcController {

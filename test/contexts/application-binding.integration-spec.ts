@@ -2,7 +2,7 @@ import { Controller, Get, type INestApplication, Injectable, Scope } from '@nest
 import { MessagePattern } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import { Cacheable, RedisPatternsModule, RedisPatternsNotBoundError, UnsupportedHandlerError, WithLock } from '@app/redis-patterns';
+import { Cacheable, RedisPatternsModule, RedisPatternsNotBoundError, UnsupportedHandlerError, WithLock } from 'nestjs-redis-patterns';
 import { connectionFor, uniquePrefix } from '../support/redis-env';
 
 @Injectable()

@@ -2,7 +2,7 @@ import { Controller, Get, Param, Post } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import { Cacheable, LockService, RateLimit, RedisPatternsModule, WithLock } from '@app/redis-patterns';
+import { Cacheable, LockService, RateLimit, RedisPatternsModule, WithLock } from 'nestjs-redis-patterns';
 import { connectionFor, uniquePrefix } from '../support/redis-env';
 
 const MINUTE = 60_000;

@@ -3,7 +3,7 @@ import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import { Args, Field, GraphQLModule, Int, ObjectType, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import { Cacheable, RateLimit, type RateLimitOptions, RedisPatternsModule } from '@app/redis-patterns';
+import { Cacheable, RateLimit, type RateLimitOptions, RedisPatternsModule } from 'nestjs-redis-patterns';
 import { connectionFor, uniquePrefix } from '../support/redis-env';
 
 const MINUTE = 60_000;

@@ -2,7 +2,7 @@ import { Controller, Injectable, type INestMicroservice } from '@nestjs/common';
 import { ClientProxyFactory, type ClientProxy, Ctx, EventPattern, MessagePattern, Payload, type TcpContext, Transport } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
 import { firstValueFrom, timeout } from 'rxjs';
-import { Cacheable, LockService, RateLimit, RedisPatternsModule, WithLock } from '@app/redis-patterns';
+import { Cacheable, LockService, RateLimit, RedisPatternsModule, WithLock } from 'nestjs-redis-patterns';
 import { freePort } from '../harness/free-port';
 import { waitFor } from '../harness/redis-process';
 import { connectionFor, uniquePrefix } from '../support/redis-env';

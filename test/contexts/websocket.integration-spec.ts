@@ -3,7 +3,7 @@ import { ConnectedSocket, MessageBody, SubscribeMessage, WebSocketGateway, type 
 import { WsAdapter } from '@nestjs/platform-ws';
 import { IoAdapter } from '@nestjs/platform-socket.io';
 import { Test } from '@nestjs/testing';
-import { Cacheable, RateLimit, type RateLimitOptions, RedisPatternsModule } from '@app/redis-patterns';
+import { Cacheable, RateLimit, type RateLimitOptions, RedisPatternsModule } from 'nestjs-redis-patterns';
 import { connectionFor, uniquePrefix } from '../support/redis-env';
 import { RecordingLogger } from './recording-logger';
 import { type GatewayClient, socketIoClient, wsClient } from './ws-clients';

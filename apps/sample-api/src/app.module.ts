@@ -1,5 +1,5 @@
 import { type MiddlewareConsumer, Module, type NestModule } from '@nestjs/common';
-import { RedisPatternsModule } from '@app/redis-patterns';
+import { RedisPatternsModule } from 'nestjs-redis-patterns';
 import { AuthController } from './auth/auth.controller';
 import { LoginAttempts } from './auth/login-attempts';
 import { UserRepository } from './auth/user.repository';

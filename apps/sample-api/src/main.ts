@@ -2,14 +2,14 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
-import { EmbeddedRedis } from './embedded-redis';
+import { startTestRedis } from 'nestjs-redis-patterns/testing';
 import { httpAdapterFor } from './http-platform';
 
 async function bootstrap(): Promise<void> {
   const logger = new Logger('SampleApi');
   // SAMPLE_ADAPTER=fastify runs the API on Fastify instead of Express.
   const adapter = httpAdapterFor();
-  const embedded = process.env.REDIS_URL ? undefined : await EmbeddedRedis.start();
+  const embedded = process.env.REDIS_URL ? undefined : await startTestRedis();
   if (embedded) {
     process.env.REDIS_URL = embedded.url;
     logger.log(`REDIS_URL is unset: started a throwaway redis-server at ${embedded.url}`);

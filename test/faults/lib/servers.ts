@@ -1,6 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import type { Cluster, Redis } from 'ioredis';
-import type { RedisPatternsModuleOptions } from '@app/redis-patterns';
+import type { RedisPatternsModuleOptions } from 'nestjs-redis-patterns';
 import { startCluster, startSentinel, startStandalone, type ClusterTopology, type SentinelTopology, type StandaloneTopology } from '../../harness/topologies';
 import { createContext } from '../../fixtures/faults/fixture-env';
 import { waitUntil } from './measure';

@@ -2,7 +2,7 @@
 // time to keep the ASK/TRYAGAIN window open, SETSLOT NODE) while cache, rate-limit and lock calls hammer them; then
 // SCRIPT FLUSH on every master under the same load. Callers must see no error, and no CROSSSLOT anywhere.
 import { Redis } from 'ioredis';
-import { CacheService, LockService, RateLimiterService } from '@app/redis-patterns';
+import { CacheService, LockService, RateLimiterService } from 'nestjs-redis-patterns';
 import { CaptureLogger } from '../lib/capture-logger';
 import { now, pause, percentile } from '../lib/measure';
 import { check, type Scenario } from '../lib/scenario';

@@ -13,7 +13,7 @@ import {
   RedisPatternsModule,
   type RedisPatternsModuleOptions,
   SessionStore,
-} from '@app/redis-patterns';
+} from 'nestjs-redis-patterns';
 import { XFF_LIMIT, XffAppModule } from '../../fixtures/faults/xff-app';
 import { createContext } from '../../fixtures/faults/fixture-env';
 import { httpRequest } from '../lib/http';

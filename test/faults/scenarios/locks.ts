@@ -1,6 +1,6 @@
 // LOCK-1 and LOCK-3 (goals G3, G4): mutual exclusion across four app processes, and a paused holder fenced off.
 import { Redis } from 'ioredis';
-import { LockService } from '@app/redis-patterns';
+import { LockService } from 'nestjs-redis-patterns';
 import { TsChild } from '../lib/child';
 import { waitUntil } from '../lib/measure';
 import { check, type Check, type Scenario, type ScenarioContext } from '../lib/scenario';

@@ -1,7 +1,7 @@
 // CONN-5 and LOCK-6 (goal G6): writes through the library's Sentinel connection during a planned and an unplanned
 // failover, and a lock granted twice across a failover that lost it — with and without `lock.waitReplicas` (WAIT).
 import { Redis } from 'ioredis';
-import { LockService, RedisConnections } from '@app/redis-patterns';
+import { LockService, RedisConnections } from 'nestjs-redis-patterns';
 import type { RedisProcess } from '../../harness/redis-process';
 import type { SentinelTopology } from '../../harness/topologies';
 import { now, waitUntil } from '../lib/measure';

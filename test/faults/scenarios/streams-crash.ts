@@ -3,7 +3,7 @@
 // produced entry is handled at least once, the duplicates are exactly the entries handled but not yet acknowledged
 // at the kill, and an entry whose handler always throws is dead-lettered after exactly maxDeliveries deliveries.
 import { Redis } from 'ioredis';
-import { StreamsService } from '@app/redis-patterns';
+import { StreamsService } from 'nestjs-redis-patterns';
 import { TsChild } from '../lib/child';
 import { now, pause, waitUntil } from '../lib/measure';
 import { check, type Scenario } from '../lib/scenario';

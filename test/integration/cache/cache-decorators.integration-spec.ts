@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Injectable, type INestApplication, Param, Post, Res, SetMetadata } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import { CacheEvict, CachePut, CacheService, Cacheable, InvalidOptionsError, RedisPatternsModule } from '@app/redis-patterns';
+import { CacheEvict, CachePut, CacheService, Cacheable, InvalidOptionsError, RedisPatternsModule } from 'nestjs-redis-patterns';
 import { connectionFor, keysWithoutTtl, rawClient, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
 
 interface Product {

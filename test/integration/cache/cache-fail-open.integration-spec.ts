@@ -1,7 +1,7 @@
 import { Controller, Get, type INestApplication, type LoggerService, Param } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import { CacheService, Cacheable, RedisPatternsModule } from '@app/redis-patterns';
+import { CacheService, Cacheable, RedisPatternsModule } from 'nestjs-redis-patterns';
 import type { StandaloneTopology } from '../../harness/topologies';
 import { privateServer, uniquePrefix, waitFor } from '../../support/redis-env';
 

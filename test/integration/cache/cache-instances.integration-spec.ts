@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Cluster, Redis } from 'ioredis';
-import { CacheService, RedisPatternsModule } from '@app/redis-patterns';
+import { CacheService, RedisPatternsModule } from 'nestjs-redis-patterns';
 import { connectionFor, keysWithoutTtl, rawClient, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
 
 /** Three applications, each with its own module and connections, sharing one Redis (like three pods). */

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Cluster, Redis } from 'ioredis';
-import { CacheSerializationError, CacheService, CacheValueTooLargeError, InvalidArgumentError, RedisConnections, RedisPatternsModule } from '@app/redis-patterns';
+import { CacheSerializationError, CacheService, CacheValueTooLargeError, InvalidArgumentError, RedisConnections, RedisPatternsModule } from 'nestjs-redis-patterns';
 import { connectionFor, keysWithoutTtl, rawClient, scanKeys, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
 
 describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on %s', (topology) => {

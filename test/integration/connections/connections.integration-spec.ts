@@ -1,7 +1,7 @@
 import { Injectable, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Cluster, type Redis } from 'ioredis';
-import { InjectRedis, RedisConnections, RedisPatternsModule } from '@app/redis-patterns';
+import { InjectRedis, RedisConnections, RedisPatternsModule } from 'nestjs-redis-patterns';
 import { connectionFor, rawClient, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
 
 @Injectable()

@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RedisConnections, RedisPatternsModule } from '@app/redis-patterns';
+import { RedisConnections, RedisPatternsModule } from 'nestjs-redis-patterns';
 import { type SentinelTopology, startSentinel, type StandaloneTopology } from '../../harness/topologies';
 import { privateServer, uniquePrefix, waitFor } from '../../support/redis-env';
 

@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Cluster, Redis } from 'ioredis';
-import { formatReport, lockSelfTest, runDoctor, SessionStore, type DoctorReport } from '@app/redis-patterns';
+import { formatReport, runDoctor, SessionStore, type DoctorReport } from 'nestjs-redis-patterns';
+import { lockSelfTest } from '../../../libs/redis-patterns/src/health/doctor/lock-self-test';
 import { startApp } from '../structures/structures-app';
 import { clusterPorts, connectionFor, privateServer, rawClient, scanKeys, uniquePrefix } from '../../support/redis-env';
 import type { StandaloneTopology } from '../../harness/topologies';
@@ -133,7 +134,7 @@ describe('doctor against servers of its own', () => {
   });
 
   it('runs as a CLI: one line per check, the password from REDISCLI_AUTH, exit code 1 on failure', async () => {
-    const cli = ['-r', './scripts/register-ts.js', 'libs/redis-patterns/src/health/doctor.cli.ts', '--url', server.url];
+    const cli = ['-r', './scripts/register-ts.js', 'libs/redis-patterns/src/cli.ts', 'doctor', '--url', server.url];
     const failed = await run('node', cli, { cwd: root, env: { ...process.env, REDISCLI_AUTH: '' } }).catch((e) => e);
     expect(failed.code).toBe(1);
     expect(failed.stdout).toMatch(/^FAIL {2}connectivity +authentication required/m);

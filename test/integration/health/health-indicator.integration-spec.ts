@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Redis } from 'ioredis';
-import { RedisHealthCheckError, RedisPatternsHealthIndicator, RedisPatternsModule } from '@app/redis-patterns';
+import { RedisHealthCheckError, RedisPatternsHealthIndicator, RedisPatternsModule } from 'nestjs-redis-patterns';
 import { startApp, STRUCTURE_TOPOLOGIES } from '../structures/structures-app';
 import { connectionFor, privateServer, uniquePrefix } from '../../support/redis-env';
 import type { StandaloneTopology } from '../../harness/topologies';

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Injectable, type INestApplication } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import { LockLostError, LockNotAcquiredError, LockService, WithLock } from '@app/redis-patterns';
+import { LockLostError, LockNotAcquiredError, LockService, WithLock } from 'nestjs-redis-patterns';
 import type { StandaloneTopology } from '../../harness/topologies';
 import { privateServer, uniquePrefix, waitFor } from '../../support/redis-env';
 import { aborted, startLockApp } from './lock-test-app';

@@ -4,12 +4,13 @@ import { Cluster, type Redis } from 'ioredis';
 import {
   InvalidArgumentError,
   InvalidOptionsError,
-  KeyBuilder,
   LockLostError,
   LockNotAcquiredError,
   LockService,
-  lockKeys,
-} from '@app/redis-patterns';
+} from 'nestjs-redis-patterns';
+// Internals the spec checks the key layout with, by relative path (they are not part of the package's surface).
+import { KeyBuilder } from '../../../libs/redis-patterns/src/core/keys/key-builder';
+import { lockKeys } from '../../../libs/redis-patterns/src/lock/lock-keys';
 import { connectionFor, keysWithoutTtl, rawClient, scanKeys, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
 import { startLockApp, yieldTurn } from './lock-test-app';
 

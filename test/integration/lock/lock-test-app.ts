@@ -1,6 +1,6 @@
 import type { INestApplication, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { RedisPatternsModule, type RedisPatternsModuleOptions } from '@app/redis-patterns';
+import { RedisPatternsModule, type RedisPatternsModuleOptions } from 'nestjs-redis-patterns';
 
 /** A Nest application running RedisPatternsModule with `options`, plus the given providers and controllers. */
 export async function startLockApp(

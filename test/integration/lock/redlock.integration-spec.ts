@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { INestApplication } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import { LockNotAcquiredError, LockService } from '@app/redis-patterns';
+import { LockNotAcquiredError, LockService } from 'nestjs-redis-patterns';
 import type { StandaloneTopology } from '../../harness/topologies';
 import { privateServer, uniquePrefix } from '../../support/redis-env';
 import { startLockApp } from './lock-test-app';

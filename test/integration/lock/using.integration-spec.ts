@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { INestApplication } from '@nestjs/common';
 import type { Cluster, Redis } from 'ioredis';
-import { LockLostError, LockService } from '@app/redis-patterns';
+import { LockLostError, LockService } from 'nestjs-redis-patterns';
 import { connectionFor, rawClient, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
 import { aborted, startLockApp } from './lock-test-app';
 

@@ -1,7 +1,7 @@
 import { Controller, Get, Injectable, type INestApplication, Module, Param } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import { LockNotAcquiredError, LockService, RedisPatternsNotBoundError, WithLock, InvalidOptionsError } from '@app/redis-patterns';
+import { LockNotAcquiredError, LockService, RedisPatternsNotBoundError, WithLock, InvalidOptionsError } from 'nestjs-redis-patterns';
 import { connectionFor, type TopologyName, uniquePrefix } from '../../support/redis-env';
 import { startLockApp, yieldTurn } from './lock-test-app';
 

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Redis } from 'ioredis';
-import { PubSubService, RedisPatternsModule, type StreamMessage, StreamsService } from '@app/redis-patterns';
+import { PubSubService, RedisPatternsModule, type StreamMessage, StreamsService } from 'nestjs-redis-patterns';
 import type { StandaloneTopology } from '../../harness/topologies';
 import { privateServer, uniquePrefix, waitFor } from '../../support/redis-env';
 

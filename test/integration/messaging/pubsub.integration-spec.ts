@@ -1,7 +1,7 @@
 import { Injectable, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Cluster, Redis } from 'ioredis';
-import { InvalidArgumentError, OnRedisMessage, PubSubService, RedisPatternsModule } from '@app/redis-patterns';
+import { InvalidArgumentError, OnRedisMessage, PubSubService, RedisPatternsModule } from 'nestjs-redis-patterns';
 import { connectionFor, rawClient, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
 
 const received: Array<{ message: unknown; channel: string }> = [];

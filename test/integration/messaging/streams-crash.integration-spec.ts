@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Cluster, Redis } from 'ioredis';
-import { RedisPatternsModule, StreamsService } from '@app/redis-patterns';
+import { RedisPatternsModule, StreamsService } from 'nestjs-redis-patterns';
 import { connectionFor, rawClient, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
 import { pendingCount } from './streams-helpers';
 

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Cluster, Redis } from 'ioredis';
-import { type RateLimitPolicy, RateLimiterService } from '@app/redis-patterns';
+import { type RateLimitPolicy, RateLimiterService } from 'nestjs-redis-patterns';
 import { connectionFor, keysWithoutTtl, rawClient, scanKeys, uniquePrefix } from '../../support/redis-env';
 import { startApp } from './rate-limit-app';
 

@@ -1,7 +1,7 @@
 import { Controller, Get, Injectable, type INestApplication } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import request from 'supertest';
-import { InvalidOptionsError, RateLimit, RateLimitExceededError, RateLimitGuard, SkipRateLimit } from '@app/redis-patterns';
+import { InvalidOptionsError, RateLimit, RateLimitExceededError, RateLimitGuard, SkipRateLimit } from 'nestjs-redis-patterns';
 import { connectionFor, type TopologyName, uniquePrefix } from '../../support/redis-env';
 import { startApp } from './rate-limit-app';
 

@@ -1,7 +1,7 @@
 import { Controller, Get, type INestApplication } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import request from 'supertest';
-import { RateLimit, type RateLimitPolicy, RateLimiterService, RateLimitUnavailableError } from '@app/redis-patterns';
+import { RateLimit, type RateLimitPolicy, RateLimiterService, RateLimitUnavailableError } from 'nestjs-redis-patterns';
 import type { StandaloneTopology } from '../../harness/topologies';
 import { privateServer, uniquePrefix, waitFor } from '../../support/redis-env';
 import { startApp } from './rate-limit-app';

@@ -1,6 +1,6 @@
 import type { INestApplication, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { type RateLimitOptions, RedisPatternsModule, type RedisPatternsModuleOptions } from '@app/redis-patterns';
+import { type RateLimitOptions, RedisPatternsModule, type RedisPatternsModuleOptions } from 'nestjs-redis-patterns';
 
 /** Starts one application instance with its own connections (several per test = several app instances). */
 export async function startApp(

@@ -1,11 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
 import Redis, { type Cluster } from 'ioredis';
-import { type RateLimitPolicy, RateLimiterService, RedisConnections } from '@app/redis-patterns';
-import { runBatched } from '@app/redis-patterns/core/scripts/run-batched';
-import { compilePolicies } from '@app/redis-patterns/rate-limit/compile-policies';
-import { RATE_LIMIT_SCRIPTS } from '@app/redis-patterns/rate-limit/script-call';
-import { CONSUME_SCRIPT } from '@app/redis-patterns/rate-limit/scripts/consume.script';
-import { multiFixedWindowScript } from '@app/redis-patterns/rate-limit/scripts/multi-fixed-window.script';
+import { type RateLimitPolicy, RateLimiterService, RedisConnections } from 'nestjs-redis-patterns';
+import { runBatched } from '../../../libs/redis-patterns/src/core/scripts/run-batched';
+import { compilePolicies } from '../../../libs/redis-patterns/src/rate-limit/compile-policies';
+import { RATE_LIMIT_SCRIPTS } from '../../../libs/redis-patterns/src/rate-limit/script-call';
+import { CONSUME_SCRIPT } from '../../../libs/redis-patterns/src/rate-limit/scripts/consume.script';
+import { multiFixedWindowScript } from '../../../libs/redis-patterns/src/rate-limit/scripts/multi-fixed-window.script';
 import { connectionFor, keysWithoutTtl, type TopologyName, uniquePrefix } from '../../support/redis-env';
 import { startApp } from './rate-limit-app';
 

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Cluster, Redis } from 'ioredis';
-import { CappedList } from '@app/redis-patterns';
+import { CappedList } from 'nestjs-redis-patterns';
 import { rawClient, uniquePrefix } from '../../support/redis-env';
 import { startApp, STRUCTURE_TOPOLOGIES } from './structures-app';
 

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Cluster, Redis } from 'ioredis';
-import { InvalidArgumentError, Leaderboard } from '@app/redis-patterns';
+import { InvalidArgumentError, Leaderboard } from 'nestjs-redis-patterns';
 import { rawClient, uniquePrefix } from '../../support/redis-env';
 import { startApp, STRUCTURE_TOPOLOGIES } from './structures-app';
 

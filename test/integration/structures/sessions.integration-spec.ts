@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Cluster, Redis } from 'ioredis';
-import { InvalidArgumentError, SessionStore } from '@app/redis-patterns';
+import { InvalidArgumentError, SessionStore } from 'nestjs-redis-patterns';
 import { rawClient, scanKeys, uniquePrefix, waitFor } from '../../support/redis-env';
 import { startApp, STRUCTURE_TOPOLOGIES } from './structures-app';
 

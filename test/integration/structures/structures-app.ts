@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { RedisPatternsModule, type RedisPatternsModuleOptions } from '@app/redis-patterns';
+import { RedisPatternsModule, type RedisPatternsModuleOptions } from 'nestjs-redis-patterns';
 import { connectionFor, type TopologyName } from '../../support/redis-env';
 
 /** The topologies the structure specs run on: every promise is checked on one server and on a 3-master cluster. */

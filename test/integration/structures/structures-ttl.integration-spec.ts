@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { CappedList, Leaderboard, SessionStore, UniqueCounter } from '@app/redis-patterns';
+import { CappedList, Leaderboard, SessionStore, UniqueCounter } from 'nestjs-redis-patterns';
 import { keysWithoutTtl, rawClient, scanKeys, uniquePrefix } from '../../support/redis-env';
 import { startApp, STRUCTURE_TOPOLOGIES } from './structures-app';
 

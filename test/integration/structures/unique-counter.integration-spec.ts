@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { Cluster, type Redis } from 'ioredis';
-import { InvalidArgumentError, UniqueCounter } from '@app/redis-patterns';
+import { InvalidArgumentError, UniqueCounter } from 'nestjs-redis-patterns';
 import { rawClient, scanKeys, uniquePrefix } from '../../support/redis-env';
 import { startApp, STRUCTURE_TOPOLOGIES } from './structures-app';
 

@@ -1,5 +1,5 @@
 import { BadRequestException, Body, Controller, Get, Headers, HttpCode, Post, UnauthorizedException } from '@nestjs/common';
-import { RateLimit, SessionStore } from '@app/redis-patterns';
+import { RateLimit, SessionStore } from 'nestjs-redis-patterns';
 import { LoginAttempts } from './login-attempts';
 import { UserRepository } from './user.repository';
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { RateLimit } from '@app/redis-patterns';
+import { RateLimit } from 'nestjs-redis-patterns';
 
 /**
  * The per-username budget of login attempts. It lives on a provider method because the username is a business

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Cacheable, CacheEvict, CachePut } from '@app/redis-patterns';
+import { Cacheable, CacheEvict, CachePut } from 'nestjs-redis-patterns';
 import { categoryTag, type Product, type ProductPatch, productTag } from './product';
 import { ProductRepository } from './product.repository';
 

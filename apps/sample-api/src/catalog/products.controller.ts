@@ -1,5 +1,5 @@
 import { BadRequestException, Body, Controller, Get, Param, ParseIntPipe, Put, Query } from '@nestjs/common';
-import { Cacheable } from '@app/redis-patterns';
+import { Cacheable } from 'nestjs-redis-patterns';
 import { CatalogService } from './catalog.service';
 import { CATEGORIES, categoryTag, type Product, type ProductPatch } from './product';
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnRedisMessage } from '@app/redis-patterns';
+import { OnRedisMessage } from 'nestjs-redis-patterns';
 import { Subject } from 'rxjs';
 
 export const NOTIFICATIONS_CHANNEL = 'notifications';

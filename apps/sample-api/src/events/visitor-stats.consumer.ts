@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PubSubService, StreamConsumer, type StreamMessage, UniqueCounter } from '@app/redis-patterns';
+import { PubSubService, StreamConsumer, type StreamMessage, UniqueCounter } from 'nestjs-redis-patterns';
 import { NOTIFICATIONS_CHANNEL, type Notification } from './notifications.hub';
 
 export const EVENTS_STREAM = 'events';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { LockService, WithLock } from '@app/redis-patterns';
+import { LockService, WithLock } from 'nestjs-redis-patterns';
 import { type Order, OrderRepository } from './order.repository';
 
 /**

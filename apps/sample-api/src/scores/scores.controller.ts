@@ -1,5 +1,5 @@
 import { BadRequestException, Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
-import { Leaderboard, type LeaderboardEntry } from '@app/redis-patterns';
+import { Leaderboard, type LeaderboardEntry } from 'nestjs-redis-patterns';
 
 export const BOARD = 'players';
 

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { UniqueCounter } from '@app/redis-patterns';
+import { UniqueCounter } from 'nestjs-redis-patterns';
 import { VisitorStatsConsumer, visitorsKey } from '../events/visitor-stats.consumer';
 
 @Controller('stats')

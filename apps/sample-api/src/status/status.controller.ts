@@ -1,5 +1,5 @@
 import { Controller, Get, Header, type MessageEvent, Sse } from '@nestjs/common';
-import { Leaderboard, RedisConnections, StreamsService, UniqueCounter } from '@app/redis-patterns';
+import { Leaderboard, RedisConnections, StreamsService, UniqueCounter } from 'nestjs-redis-patterns';
 import { from, interval, type Observable, startWith, switchMap } from 'rxjs';
 import { VisitorStatsConsumer, EVENTS_STREAM, STATS_GROUP, visitorsKey } from '../events/visitor-stats.consumer';
 import { BOARD } from '../scores/scores.controller';

@@ -1,6 +1,6 @@
 /**
- * `npm run doctor -- --url redis://host:6379 [--cluster] [--prefix rp] [--workload cache,locks] [--sample-limit 10000]
- * [--lock-ttl-ms 5000] [--timeout-ms 2000] [--json]`
+ * `nestjs-redis-patterns doctor --url redis://host:6379 [--cluster] [--prefix rp] [--workload cache,locks]
+ * [--sample-limit 10000] [--lock-ttl-ms 5000] [--timeout-ms 2000] [--json]`
  *
  * Runs the verification procedure (see runDoctor) and prints one pass / warn / fail line per check. The password
  * comes from the URL or, preferably, from the REDISCLI_AUTH environment variable (never from argv, which `ps`
@@ -10,7 +10,7 @@ import { ALL_WORKLOADS, type DoctorOptions, type DoctorWorkload } from './doctor
 import { formatReport } from './doctor/format-report';
 import { runDoctor } from './doctor/run-doctor';
 
-const USAGE = 'usage: doctor [--url redis://host:port[/db]] [--cluster] [--prefix rp] [--workload cache,locks,…] [--sample-limit N] [--lock-ttl-ms N] [--timeout-ms N] [--json]';
+const USAGE = 'usage: nestjs-redis-patterns doctor [--url redis://host:port[/db]] [--cluster] [--prefix rp] [--workload cache,locks,…] [--sample-limit N] [--lock-ttl-ms N] [--timeout-ms N] [--json]';
 
 /** Parses the CLI arguments; throws a message for bad ones. */
 export function parseDoctorArgs(argv: readonly string[], env: NodeJS.ProcessEnv): DoctorOptions & { json: boolean } {
@@ -45,10 +45,11 @@ export function parseDoctorArgs(argv: readonly string[], env: NodeJS.ProcessEnv)
   return options;
 }
 
-async function main(): Promise<number> {
+/** Runs the doctor subcommand with its arguments and resolves its exit code. */
+export async function doctorCommand(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   let options: ReturnType<typeof parseDoctorArgs>;
   try {
-    options = parseDoctorArgs(process.argv.slice(2), process.env);
+    options = parseDoctorArgs(argv, env);
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
     return 2;
@@ -56,14 +57,4 @@ async function main(): Promise<number> {
   const report = await runDoctor(options);
   process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
   return report.exitCode;
-}
-
-if (require.main === module) {
-  main().then(
-    (code) => (process.exitCode = code),
-    (error) => {
-      process.stderr.write(`doctor crashed: ${(error as Error).name}\n`);
-      process.exitCode = 2;
-    },
-  );
 }

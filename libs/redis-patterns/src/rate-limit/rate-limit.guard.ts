@@ -31,7 +31,7 @@ interface HandlerLimiter {
  * fail-closed outage a 503. In other contexts it decides class-level limits (a method's own `@RateLimit` is decided
  * by the advice around the method, which also runs where Nest runs no guards, such as field resolvers), and a
  * denial reaches the caller in the context's own form (see context-errors.ts). Identity: see
- * {@link RateLimitIdentity}. Without `@RateLimit` metadata it allows everything, so it may also be an `APP_GUARD`.
+ * rate-limit-identity.ts. Without `@RateLimit` metadata it allows everything, so it may also be an `APP_GUARD`.
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {

@@ -1,5 +1,4 @@
 // Public surface of this pattern: explicit named exports (`export type` for interfaces).
-export { STRUCTURES_PROVIDERS } from './structures.providers';
 export { SessionStore } from './session-store';
 export type { CreateSessionOptions, TouchSessionOptions } from './session-store';
 export type { SessionData } from './session-codec';

@@ -25,7 +25,7 @@ export interface AdoptedClientConfig {
 
 /**
  * How to reach one Redis deployment: a URL, ioredis options, a cluster, a sentinel group, or an adopted client.
- * Owned connections get the fail-fast defaults (see {@link FAIL_FAST_DEFAULTS}); explicit ioredis options win.
+ * Owned connections get the fail-fast defaults (see `FAIL_FAST_DEFAULTS`); explicit ioredis options win.
  */
 export type RedisConnectionConfig =
   | RedisUrl
