@@ -22,7 +22,13 @@ function run(command, args, options = {}) {
 }
 
 function ensureSystemPackages(binaries) {
-  const missing = [...new Set(Object.entries(binaries).filter(([bin]) => !has(bin)).map(([, pkg]) => pkg))];
+  const missing = [
+    ...new Set(
+      Object.entries(binaries)
+        .filter(([bin]) => !has(bin))
+        .map(([, pkg]) => pkg),
+    ),
+  ];
   if (missing.length === 0) return;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const sudo = !isRoot && has('sudo') && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0;

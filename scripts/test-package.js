@@ -26,10 +26,16 @@ function run(command, args, cwd) {
 const work = mkdtempSync(path.join(tmpdir(), 'nestjs-redis-patterns-consumers-'));
 let failed = 0;
 try {
-  const packed = execFileSync('npm', ['pack', '--pack-destination', work, '--json'], { cwd: libDir, encoding: 'utf8', timeout: STEP_TIMEOUT_MS });
+  const packed = execFileSync('npm', ['pack', '--pack-destination', work, '--json'], {
+    cwd: libDir,
+    encoding: 'utf8',
+    timeout: STEP_TIMEOUT_MS,
+  });
   const [info] = JSON.parse(packed);
   const tarball = path.join(work, info.filename);
-  console.log(`packed ${info.filename}: ${(statSync(tarball).size / 1024).toFixed(0)} kB, ${info.entryCount} files, ${(info.unpackedSize / 1024).toFixed(0)} kB unpacked`);
+  console.log(
+    `packed ${info.filename}: ${(statSync(tarball).size / 1024).toFixed(0)} kB, ${info.entryCount} files, ${(info.unpackedSize / 1024).toFixed(0)} kB unpacked`,
+  );
   const sources = info.files.filter((file) => /\.ts$/.test(file.path) && !/\.d\.ts$/.test(file.path));
   if (sources.length > 0 || info.files.some((file) => /(^|\/)(test|apps|bench)\//.test(file.path) || /\.spec\./.test(file.path))) {
     throw new Error(`the tarball holds sources or tests: ${sources.map((f) => f.path).join(', ')}`);

@@ -17,10 +17,14 @@ export class AppProcess {
 
   async start(): Promise<void> {
     const root = join(__dirname, '..', '..');
-    const child = spawn(process.execPath, ['-r', join(root, 'scripts/register-ts.js'), join(root, 'bench/http/serve.ts'), this.variant, this.redisUrl], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['-r', join(root, 'scripts/register-ts.js'), join(root, 'bench/http/serve.ts'), this.variant, this.redisUrl],
+      {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     this.child = child;
     let output = '';
     this.port = await new Promise<number>((resolve, reject) => {

@@ -17,7 +17,8 @@ class CacheManagerController {
 
 export function cacheManagerModule(redisUrl: string): unknown {
   @Module({
-    imports: [CacheModule.register({ stores: [new Keyv({ store: new KeyvRedis(redisUrl), namespace: 'bench-http-cm' })] })],
+    // `as never`: keyv ships separate CommonJS and ES module typings, and cache-manager's options name the other one.
+    imports: [CacheModule.register({ stores: [new Keyv({ store: new KeyvRedis(redisUrl), namespace: 'bench-http-cm' }) as never] })],
     controllers: [CacheManagerController],
   })
   class CacheManagerModule {}

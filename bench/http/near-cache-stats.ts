@@ -37,5 +37,7 @@ export async function awaitNearCacheFilled(port: number, timeoutMs = 10_000): Pr
       stats = await readNearStats(port);
     }
   }
-  throw new Error(`the near cache did not answer ${NEAR_CACHED_PATH} from L1 within ${timeoutMs} ms (last stats: ${JSON.stringify(stats)})`);
+  throw new Error(
+    `the near cache did not answer ${NEAR_CACHED_PATH} from L1 within ${timeoutMs} ms (last stats: ${JSON.stringify(stats)})`,
+  );
 }

@@ -45,7 +45,11 @@ const RateLimit = libraryExport<DecoratorFactory>('RateLimit');
 const WithLock = libraryExport<DecoratorFactory>('WithLock');
 if (Cacheable) decorateMethod(OursController, 'cached', [Get('cached'), Cacheable({ key: 'http-user', ttl: CACHE_TTL_S })]);
 // A limit no benchmark reaches: every request takes the allowed path, which is the one that costs work.
-if (RateLimit) decorateMethod(OursController, 'limited', [Get('limited'), RateLimit({ algorithm: 'fixed-window', limit: 1_000_000_000, windowMs: 60_000 })]);
+if (RateLimit)
+  decorateMethod(OursController, 'limited', [
+    Get('limited'),
+    RateLimit({ algorithm: 'fixed-window', limit: 1_000_000_000, windowMs: 60_000 }),
+  ]);
 if (WithLock) {
   Query('id')(OursController.prototype, 'locked', 0);
   decorateMethod(OursController, 'locked', [Get('locked'), WithLock({ resource: (id: string) => `order:${id}`, ttlMs: 5_000 })]);
@@ -53,7 +57,10 @@ if (WithLock) {
 // Near cache turned on for this method only (the module default stays off), as an application would for a hot key.
 const nearRouted = Cacheable !== undefined && CacheService !== undefined;
 if (nearRouted) {
-  decorateMethod(OursController, 'nearCached', [Get(NEAR_CACHED_PATH.slice(1)), Cacheable({ key: 'http-near', ttl: CACHE_TTL_S, nearCache: true })]);
+  decorateMethod(OursController, 'nearCached', [
+    Get(NEAR_CACHED_PATH.slice(1)),
+    Cacheable({ key: 'http-near', ttl: CACHE_TTL_S, nearCache: true }),
+  ]);
   Inject(CacheService)(NearStatsController, undefined as never, 0);
   Controller()(NearStatsController);
   decorateMethod(NearStatsController, 'stats', [Get(NEAR_STATS_PATH.slice(1))]);

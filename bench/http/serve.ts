@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const address = app.getHttpServer().address() as { port: number };
   process.stdout.write(`LISTENING ${address.port}\n`);
   process.once('SIGTERM', () => {
-    app.close().finally(() => process.exit(0));
+    void app.close().finally(() => process.exit(0));
   });
 }
 

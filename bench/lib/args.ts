@@ -30,9 +30,7 @@ export function parseArgs(argv: string[]): BenchArgs {
     // Full run: 9 rounds of 1 s per contender (on a noisy 2-core machine the median of 5 rounds still moved by
     // ±0.3 between runs; more, shorter rounds steady it at the same total time); HTTP: 7 rounds of 3 s.
     // Quick: 2 rounds of 0.4 s (a smoke test, not a measurement).
-    plan: quick
-      ? { rounds, durationMs: 400, warmupMs: 150, probeOps: 50 }
-      : { rounds, durationMs: 1000, warmupMs: 700, probeOps: 200 },
+    plan: quick ? { rounds, durationMs: 400, warmupMs: 150, probeOps: 50 } : { rounds, durationMs: 1000, warmupMs: 700, probeOps: 200 },
     http: quick
       ? { rounds, durationS: 1, connections: 32 }
       : { rounds: Number(given ?? 7), durationS: positive('--http-seconds', Number(value('--http-seconds') ?? 3)), connections: 32 },

@@ -5,7 +5,11 @@ import { quantile } from './stats';
  * Runs `op` from `concurrency` workers, each starting its next call as soon as the previous one settles (a closed
  * loop), until `durationMs` has passed. Latency is measured per call with the monotonic clock.
  */
-export async function closedLoop(op: (worker: number, i: number) => Promise<unknown>, concurrency: number, durationMs: number): Promise<RunResult> {
+export async function closedLoop(
+  op: (worker: number, i: number) => Promise<unknown>,
+  concurrency: number,
+  durationMs: number,
+): Promise<RunResult> {
   const latencies: number[] = [];
   let errors = 0;
   let firstError: unknown;

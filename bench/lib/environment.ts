@@ -17,9 +17,20 @@ export interface Environment {
 }
 
 const PACKAGES = [
-  'ioredis', '@nestjs/core', '@nestjs/platform-express', 'cache-manager', 'keyv', '@keyv/redis', '@nestjs/cache-manager',
-  'rate-limiter-flexible', '@nestjs/throttler', '@nest-lab/throttler-storage-redis', 'redlock', 'redlock4',
-  '@redis/client', 'autocannon',
+  'ioredis',
+  '@nestjs/core',
+  '@nestjs/platform-express',
+  'cache-manager',
+  'keyv',
+  '@keyv/redis',
+  '@nestjs/cache-manager',
+  'rate-limiter-flexible',
+  '@nestjs/throttler',
+  '@nest-lab/throttler-storage-redis',
+  'redlock',
+  'redlock4',
+  '@redis/client',
+  'autocannon',
 ];
 
 function installedVersion(name: string): string {

@@ -23,7 +23,11 @@ export function missingExports(...names: string[]): string | undefined {
  * A Nest application context with `RedisPatternsModule.forRoot({ connection: url, keyPrefix, ...sections })`,
  * the way an application would configure it (fail-fast defaults; auto-pipelining off on a single node).
  */
-export async function createOurContext(url: string, keyPrefix: string, sections: Record<string, unknown> = {}): Promise<INestApplicationContext> {
+export async function createOurContext(
+  url: string,
+  keyPrefix: string,
+  sections: Record<string, unknown> = {},
+): Promise<INestApplicationContext> {
   @Module({ imports: [library.RedisPatternsModule.forRoot({ connection: url, keyPrefix, ...sections })] })
   class BenchModule {}
   return NestFactory.createApplicationContext(BenchModule, { logger: ['error', 'warn'] });

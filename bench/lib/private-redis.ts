@@ -59,7 +59,7 @@ export class PrivateRedis {
 
   /** One `INFO` call: cpu, stats and commandstats. */
   async sample(): Promise<ServerSample> {
-    const info = await this.admin!.call('INFO', 'cpu', 'stats', 'commandstats') as string;
+    const info = (await this.admin!.call('INFO', 'cpu', 'stats', 'commandstats')) as string;
     const number = (name: string) => Number(new RegExp(`^${name}:([0-9.]+)`, 'm').exec(info)?.[1] ?? Number.NaN);
     const calls = new Map<string, number>();
     for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls.set(match[1], Number(match[2]));

@@ -24,7 +24,11 @@ function contenderTable(group: GroupResult): string[] {
     }
     const s = c.summary;
     const probe = c.probe
-      ? `${fmt(c.probe.roundTripsPerOp, 2)}: ${Object.entries(c.probe.byCommand).map(([name, n]) => `${name}×${n}`).join(' ') || '–'}`
+      ? `${fmt(c.probe.roundTripsPerOp, 2)}: ${
+          Object.entries(c.probe.byCommand)
+            .map(([name, n]) => `${name}×${n}`)
+            .join(' ') || '–'
+        }`
       : '–';
     const errors = s.errors.max > 0 ? ` ⚠ ${fmt(s.errors.median)} errors/round` : '';
     rows.push(
@@ -55,7 +59,9 @@ export function targetLines(groups: GroupResult[]): string[] {
     }
     for (const m of group.minimums) {
       const verdict = m.met === undefined ? 'not measured' : m.met ? 'met' : '**missed**';
-      rows.push(`| ${group.title}: ${m.label} ≥ ${fmt(m.opsPerSec)}/s | ${m.measured ? `${fmtSummary(m.measured)}/s` : '–'} | ${verdict} |`);
+      rows.push(
+        `| ${group.title}: ${m.label} ≥ ${fmt(m.opsPerSec)}/s | ${m.measured ? `${fmtSummary(m.measured)}/s` : '–'} | ${verdict} |`,
+      );
     }
   }
   return rows;
@@ -72,7 +78,9 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
     `- Machine: ${env.cpu}, ${env.cores} cores, ${env.memoryGb} GB, ${env.os}; Node ${env.node}; Redis ${env.redis} (a private`,
     '  server started by the benchmark, so its counters see only the contenders).',
     `- Load average (1 min) at the start: ${env.loadAverage ?? 'not recorded'} on ${env.cores} cores (other work on the machine competes with every contender).`,
-    `- Versions: ${Object.entries(env.versions).map(([name, version]) => `${name} ${version}`).join(', ')}.`,
+    `- Versions: ${Object.entries(env.versions)
+      .map(([name, version]) => `${name} ${version}`)
+      .join(', ')}.`,
     '',
     '## Method',
     '',
@@ -86,7 +94,15 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
     '',
   ];
   for (const group of report.groups) {
-    lines.push(`## ${group.title}`, '', `One operation: ${group.unit}. Load: ${group.load}.`, '', ...contenderTable(group), ...ratioTable(group), '');
+    lines.push(
+      `## ${group.title}`,
+      '',
+      `One operation: ${group.unit}. Load: ${group.load}.`,
+      '',
+      ...contenderTable(group),
+      ...ratioTable(group),
+      '',
+    );
   }
   if (report.notes.length) lines.push('## Notes', '', ...report.notes.map((note) => `- ${note}`), '');
   return lines.join('\n');

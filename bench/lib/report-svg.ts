@@ -30,7 +30,8 @@ export function renderRatioChart(groups: GroupResult[]): string {
       `<line x1="${x(bar.summary.min)}" x2="${x(bar.summary.max)}" y1="${y + 11}" y2="${y + 11}" stroke="#222"/>`,
       `<text x="${x(Math.max(bar.summary.max, bar.target ?? 0)) + 6}" y="${y + 15}">${bar.summary.median.toFixed(2)}×</text>`,
     );
-    if (bar.target !== undefined) parts.push(`<line x1="${x(bar.target)}" x2="${x(bar.target)}" y1="${y + 1}" y2="${y + 21}" stroke="#000" stroke-width="2"/>`);
+    if (bar.target !== undefined)
+      parts.push(`<line x1="${x(bar.target)}" x2="${x(bar.target)}" y1="${y + 1}" y2="${y + 21}" stroke="#000" stroke-width="2"/>`);
   });
   const one = x(1);
   parts.push(

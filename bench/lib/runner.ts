@@ -99,7 +99,9 @@ export async function runGroup(group: BenchGroup, redis: PrivateRedis, plan: Run
       for (const contender of order) {
         const sample = await measure(contender, redis, plan.durationMs, round);
         results.get(contender.id)!.rounds.push(sample);
-        log(`  ${group.id} r${round + 1} ${contender.label}: ${Math.round(sample.opsPerSec)} ops/s${sample.errors ? ` (${sample.errors} errors)` : ''}`);
+        log(
+          `  ${group.id} r${round + 1} ${contender.label}: ${Math.round(sample.opsPerSec)} ops/s${sample.errors ? ` (${sample.errors} errors)` : ''}`,
+        );
       }
     }
   } finally {

@@ -50,7 +50,14 @@ function ourContenders(ctx: SuiteContext): Contender[] {
     if (--users === 0) await close?.();
   };
   return [
-    libraryContender({ id: 'ours-get', label: 'CacheService.get', concurrency: CONCURRENCY, setup, teardown, op: async (w) => expectHit(await cache.get(keyOf(w))) }),
+    libraryContender({
+      id: 'ours-get',
+      label: 'CacheService.get',
+      concurrency: CONCURRENCY,
+      setup,
+      teardown,
+      op: async (w) => expectHit(await cache.get(keyOf(w))),
+    }),
     libraryContender({
       id: 'ours-wrap',
       label: 'CacheService.wrap (hit)',
@@ -97,7 +104,14 @@ function cacheManagerContenders(ctx: SuiteContext): Contender[] {
     if (--users === 0) await cache.disconnect();
   };
   return [
-    libraryContender({ id: 'cm-get', label: 'cache-manager 7 + @keyv/redis get', concurrency: CONCURRENCY, setup, teardown, op: async (w) => expectHit(await cache.get(keyOf(w))) }),
+    libraryContender({
+      id: 'cm-get',
+      label: 'cache-manager 7 + @keyv/redis get',
+      concurrency: CONCURRENCY,
+      setup,
+      teardown,
+      op: async (w) => expectHit(await cache.get(keyOf(w))),
+    }),
     libraryContender({
       id: 'cm-wrap',
       label: 'cache-manager 7 + @keyv/redis wrap (hit)',
@@ -153,7 +167,14 @@ export function cacheGroup(ctx: SuiteContext): BenchGroup {
     unit: 'one read of a cached ~0.5 KB JSON value, deserialized',
     load: `${CONCURRENCY} concurrent callers, each reading its own key, closed loop`,
     probe: true,
-    contenders: [...ourContenders(ctx), nearContender(ctx), ...cacheManagerContenders(ctx), ioredisContender(ctx, false), ioredisContender(ctx, true), nodeRedisContender(ctx)],
+    contenders: [
+      ...ourContenders(ctx),
+      nearContender(ctx),
+      ...cacheManagerContenders(ctx),
+      ioredisContender(ctx, false),
+      ioredisContender(ctx, true),
+      nodeRedisContender(ctx),
+    ],
     ratios: [
       { label: 'CacheService.get / cache-manager get', numerator: 'ours-get', denominator: 'cm-get', target: 1.0 },
       { label: 'CacheService.wrap / cache-manager wrap', numerator: 'ours-wrap', denominator: 'cm-wrap', target: 1.0 },

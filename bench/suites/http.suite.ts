@@ -64,7 +64,11 @@ function httpContender(ctx: SuiteContext, apps: Apps, spec: HttpContenderSpec): 
         connections: ctx.http.connections,
         duration: durationMs / 1000,
         // Uncontended locks: a different resource per request (cycling over 10,000).
-        requests: [spec.unique ? { method: 'GET', setupRequest: (req: object) => ({ ...req, path: `${spec.path}?id=${n++ % 10_000}` }) } : { method: 'GET', path: spec.path }],
+        requests: [
+          spec.unique
+            ? { method: 'GET', setupRequest: (req: object) => ({ ...req, path: `${spec.path}?id=${n++ % 10_000}` }) }
+            : { method: 'GET', path: spec.path },
+        ],
       });
       const clientCpuUs = app.cpuUs() - cpuBefore;
       const notFromL1 = nearBefore ? requestsNotFromL1(spec.label, result.requests.total, nearBefore, await readNearStats(app.port)) : 0;
@@ -89,7 +93,9 @@ function httpContender(ctx: SuiteContext, apps: Apps, spec: HttpContenderSpec): 
 function requestsNotFromL1(label: string, responses: number, before: NearStats, after: NearStats): number {
   const missed = Math.max(0, responses - (after.hits - before.hits));
   if (missed > 0) {
-    process.stderr.write(`  ${label}: ${missed} of ${responses} requests not answered from L1 (near cache live: ${after.live}, L1 misses: ${after.misses - before.misses})\n`);
+    process.stderr.write(
+      `  ${label}: ${missed} of ${responses} requests not answered from L1 (near cache live: ${after.live}, L1 misses: ${after.misses - before.misses})\n`,
+    );
   }
   return missed;
 }
@@ -108,12 +114,48 @@ export function httpGroup(ctx: SuiteContext): BenchGroup {
     load: `autocannon, ${ctx.http.connections} connections, ${ctx.http.durationS} s per contender per round; app CPU per request in the client CPU column`,
     contenders: [
       httpContender(ctx, apps, { id: 'bare', label: 'bare Nest endpoint', variant: 'bare', path: '/bare' }),
-      httpContender(ctx, apps, { id: 'cacheable', label: '@Cacheable (hit)', variant: 'ours', path: '/cached', missing: missingExports('Cacheable') }),
-      httpContender(ctx, apps, { id: 'cacheable-near', label: '@Cacheable with near cache (L1 hit)', variant: 'ours', path: NEAR_CACHED_PATH, fromNearCache: true, missing: missingExports('Cacheable', 'CacheService') }),
-      httpContender(ctx, apps, { id: 'cache-interceptor', label: '@nestjs/cache-manager CacheInterceptor + @keyv/redis (hit)', variant: 'cache-manager', path: '/cached' }),
-      httpContender(ctx, apps, { id: 'rate-limit', label: '@RateLimit (allowed)', variant: 'ours', path: '/limited', missing: missingExports('RateLimit') }),
-      httpContender(ctx, apps, { id: 'throttler', label: 'ThrottlerGuard + throttler-storage-redis (allowed)', variant: 'throttler', path: '/limited' }),
-      httpContender(ctx, apps, { id: 'with-lock', label: '@WithLock (uncontended)', variant: 'ours', path: '/locked', unique: true, missing: missingExports('WithLock') }),
+      httpContender(ctx, apps, {
+        id: 'cacheable',
+        label: '@Cacheable (hit)',
+        variant: 'ours',
+        path: '/cached',
+        missing: missingExports('Cacheable'),
+      }),
+      httpContender(ctx, apps, {
+        id: 'cacheable-near',
+        label: '@Cacheable with near cache (L1 hit)',
+        variant: 'ours',
+        path: NEAR_CACHED_PATH,
+        fromNearCache: true,
+        missing: missingExports('Cacheable', 'CacheService'),
+      }),
+      httpContender(ctx, apps, {
+        id: 'cache-interceptor',
+        label: '@nestjs/cache-manager CacheInterceptor + @keyv/redis (hit)',
+        variant: 'cache-manager',
+        path: '/cached',
+      }),
+      httpContender(ctx, apps, {
+        id: 'rate-limit',
+        label: '@RateLimit (allowed)',
+        variant: 'ours',
+        path: '/limited',
+        missing: missingExports('RateLimit'),
+      }),
+      httpContender(ctx, apps, {
+        id: 'throttler',
+        label: 'ThrottlerGuard + throttler-storage-redis (allowed)',
+        variant: 'throttler',
+        path: '/limited',
+      }),
+      httpContender(ctx, apps, {
+        id: 'with-lock',
+        label: '@WithLock (uncontended)',
+        variant: 'ours',
+        path: '/locked',
+        unique: true,
+        missing: missingExports('WithLock'),
+      }),
     ],
     ratios: [
       { label: '@Cacheable / bare', numerator: 'cacheable', denominator: 'bare', target: 0.9 },

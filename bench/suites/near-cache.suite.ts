@@ -44,7 +44,10 @@ function stalenessContender(ctx: SuiteContext): Contender {
     concurrency: 1,
     setup: async () => {
       const sections = { cache: { jitter: 0, nearCache: { enabled: true } } };
-      apps = [await createOurContext(ctx.redis.url, 'bench-stale', sections), await createOurContext(ctx.redis.url, 'bench-stale', sections)];
+      apps = [
+        await createOurContext(ctx.redis.url, 'bench-stale', sections),
+        await createOurContext(ctx.redis.url, 'bench-stale', sections),
+      ];
       [a, b] = apps.map((app) => resolveService<NearCacheLike>(app, 'CacheService'));
       await a.set(KEY, version, { ttl: 3600 });
       await holdInL1(version);

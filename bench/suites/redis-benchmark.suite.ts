@@ -22,13 +22,37 @@ function redisBenchmark(ctx: SuiteContext, pipeline: number): Contender {
     },
     run: async (durationMs): Promise<RunResult> => {
       const requests = Math.max(10_000, Math.round((rate * durationMs) / 1000));
-      const args = ['-h', '127.0.0.1', '-p', String(ctx.redis.port), '-t', 'get', '-n', String(requests), '-c', String(CONNECTIONS), '-P', String(pipeline), '--csv'];
+      const args = [
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(ctx.redis.port),
+        '-t',
+        'get',
+        '-n',
+        String(requests),
+        '-c',
+        String(CONNECTIONS),
+        '-P',
+        String(pipeline),
+        '--csv',
+      ];
       const { stdout } = await run('redis-benchmark', args, { timeout: 120_000 });
       // --csv: a header line, then "GET","<rps>","<avg>","<min>","<p50>","<p95>","<p99>","<max>"
-      const [header, row] = stdout.trim().split('\n').map((line) => line.split(',').map((cell) => cell.replace(/"/g, '')));
+      const [header, row] = stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split(',').map((cell) => cell.replace(/"/g, '')));
       const column = (name: string) => Number(row[header.indexOf(name)]);
       rate = column('rps');
-      return { ops: requests, elapsedMs: (requests * 1000) / rate, p50Ms: column('p50_latency_ms'), p99Ms: column('p99_latency_ms'), clientCpuUs: Number.NaN, errors: 0 };
+      return {
+        ops: requests,
+        elapsedMs: (requests * 1000) / rate,
+        p50Ms: column('p50_latency_ms'),
+        p99Ms: column('p99_latency_ms'),
+        clientCpuUs: Number.NaN,
+        errors: 0,
+      };
     },
   };
 }

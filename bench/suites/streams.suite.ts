@@ -115,8 +115,7 @@ function handWrittenContender(ctx: SuiteContext): Contender {
       let seen = 0;
       while (seen < entries) {
         const reply = (await client.xreadgroup('GROUP', 'bench', 'c1', 'COUNT', BATCH, 'BLOCK', 100, 'STREAMS', key, '>')) as
-          | [string, [string, string[]][]][]
-          | null;
+          [string, [string, string[]][]][] | null;
         const batch = reply?.[0]?.[1] ?? [];
         if (batch.length === 0) continue;
         const ids: string[] = [];

@@ -28,6 +28,9 @@ profile.samples.forEach((id, i) => {
 });
 const busyUs = totalUs - (selfUs.get('(idle)') ?? 0);
 process.stdout.write(`busy ${(busyUs / 1000).toFixed(0)} ms of ${(totalUs / 1000).toFixed(0)} ms sampled\n`);
-for (const [name, us] of [...selfUs].filter(([n]) => n !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, Number(count))) {
+for (const [name, us] of [...selfUs]
+  .filter(([n]) => n !== '(idle)')
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, Number(count))) {
   process.stdout.write(`${((us / busyUs) * 100).toFixed(1).padStart(5)}%  ${name}\n`);
 }

@@ -90,7 +90,9 @@ describe('decorators bind to the application that owns the instance', () => {
     try {
       const startup = app.init();
       await expect(startup).rejects.toThrow(UnsupportedHandlerError);
-      await expect(startup).rejects.toThrow(/HybridController\.both uses a redis-patterns decorator but is an HTTP route and a message pattern at once/);
+      await expect(startup).rejects.toThrow(
+        /HybridController\.both uses a redis-patterns decorator but is an HTTP route and a message pattern at once/,
+      );
     } finally {
       await app.close();
     }

@@ -36,7 +36,12 @@ class QuotesResolver {
   }
 
   @Query(() => String)
-  @RateLimit({ algorithm: 'fixed-window', limit: 1, windowMs: MINUTE, key: (req: { headers: Record<string, string> }) => req.headers['x-user'] ?? 'anonymous' })
+  @RateLimit({
+    algorithm: 'fixed-window',
+    limit: 1,
+    windowMs: MINUTE,
+    key: (req: { headers: Record<string, string> }) => req.headers['x-user'] ?? 'anonymous',
+  })
   me(): string {
     return 'me';
   }
@@ -45,7 +50,12 @@ class QuotesResolver {
   // that. Field resolvers run no guards by default, so @RateLimit on the method is decided by its advice.
   @ResolveField(() => String)
   @Cacheable({ key: (parent: Quote) => `label:${parent.symbol}`, ttl: 60 })
-  @RateLimit({ algorithm: 'fixed-window', limit: 3, windowMs: MINUTE, key: (req: { headers: Record<string, string> }) => req.headers['x-user'] ?? 'anonymous' })
+  @RateLimit({
+    algorithm: 'fixed-window',
+    limit: 3,
+    windowMs: MINUTE,
+    key: (req: { headers: Record<string, string> }) => req.headers['x-user'] ?? 'anonymous',
+  })
   async label(parent: Quote, _args: unknown, context: { req?: unknown }): Promise<string> {
     this.labels++;
     return `${parent.symbol}:${context.req ? 'with-request' : 'no-request'}`;
@@ -56,7 +66,11 @@ async function startGraphqlApp(rateLimit: RateLimitOptions = {}): Promise<INestA
   const moduleRef = await Test.createTestingModule({
     imports: [
       RedisPatternsModule.forRoot({ connection: connectionFor('standalone'), keyPrefix: uniquePrefix('gql'), rateLimit }),
-      GraphQLModule.forRoot<ApolloDriverConfig>({ driver: ApolloDriver, autoSchemaFile: true, context: ({ req, res }: { req: unknown; res: unknown }) => ({ req, res }) }),
+      GraphQLModule.forRoot<ApolloDriverConfig>({
+        driver: ApolloDriver,
+        autoSchemaFile: true,
+        context: ({ req, res }: { req: unknown; res: unknown }) => ({ req, res }),
+      }),
     ],
     providers: [QuotesResolver],
   }).compile();

@@ -1,5 +1,14 @@
 import { Controller, Injectable, type INestMicroservice } from '@nestjs/common';
-import { ClientProxyFactory, type ClientProxy, Ctx, EventPattern, MessagePattern, Payload, type TcpContext, Transport } from '@nestjs/microservices';
+import {
+  ClientProxyFactory,
+  type ClientProxy,
+  Ctx,
+  EventPattern,
+  MessagePattern,
+  Payload,
+  type TcpContext,
+  Transport,
+} from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
 import { firstValueFrom, timeout } from 'rxjs';
 import { Cacheable, LockService, RateLimit, RedisPatternsModule, WithLock } from 'nestjs-redis-patterns';
@@ -159,7 +168,11 @@ describe('decorators in a TCP microservice (real ClientProxy)', () => {
   it('drops a denied event with a warning, never an error log', async () => {
     client.emit('audit', { n: 1 }).subscribe();
     client.emit('audit', { n: 2 }).subscribe();
-    await waitFor(() => logger.at('warn').some((line) => line.startsWith('Event dropped by OrdersRpcController.audit')), 3000, () => 'the dropped-event warning');
+    await waitFor(
+      () => logger.at('warn').some((line) => line.startsWith('Event dropped by OrdersRpcController.audit')),
+      3000,
+      () => 'the dropped-event warning',
+    );
     expect(app.get(OrdersRpcController).audited).toHaveLength(1);
     expect(logger.at('error')).toEqual([]);
   });

@@ -23,7 +23,10 @@ class ChatGateway {
 
   @SubscribeMessage('lookup')
   @Cacheable({ ttl: 60 })
-  async lookup(@MessageBody() query: { id: string }, @ConnectedSocket() client: object): Promise<WsResponse<{ id: string; load: number; hasClient: boolean }>> {
+  async lookup(
+    @MessageBody() query: { id: string },
+    @ConnectedSocket() client: object,
+  ): Promise<WsResponse<{ id: string; load: number; hasClient: boolean }>> {
     this.loads++;
     return { event: 'reply', data: { id: query.id, load: this.loads, hasClient: !!client } };
   }
@@ -38,7 +41,14 @@ const adapters: AdapterCase[] = [
 
 async function startGatewayApp(adapter: AdapterCase, rateLimit: RateLimitOptions, logger: RecordingLogger): Promise<INestApplication> {
   const moduleRef = await Test.createTestingModule({
-    imports: [RedisPatternsModule.forRoot({ connection: connectionFor('standalone'), keyPrefix: uniquePrefix(`ws${adapter.name}`), rateLimit, logger })],
+    imports: [
+      RedisPatternsModule.forRoot({
+        connection: connectionFor('standalone'),
+        keyPrefix: uniquePrefix(`ws${adapter.name}`),
+        rateLimit,
+        logger,
+      }),
+    ],
     providers: [ChatGateway],
   }).compile();
   const app = moduleRef.createNestApplication({ logger });

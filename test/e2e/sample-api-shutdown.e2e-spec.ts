@@ -36,7 +36,11 @@ describe('built sample API: graceful shutdown', () => {
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const base = `http://127.0.0.1:${port}`;
-    await waitFor(async () => (await fetch(`${base}/health`)).status === 200, 20_000, () => `the app to answer /health. Output:\n${output}`);
+    await waitFor(
+      async () => (await fetch(`${base}/health`)).status === 200,
+      20_000,
+      () => `the app to answer /health. Output:\n${output}`,
+    );
     const redisPort = Number(/redis:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1]);
     expect(redisPort).toBeGreaterThan(0);
 
@@ -46,7 +50,7 @@ describe('built sample API: graceful shutdown', () => {
     const results = { ok: 0, closed: 0, broken: 0 };
     const worker = async (i: number): Promise<void> => {
       for (let n = 0; !stop; n++) {
-        const path = n % 3 === 0 ? `/orders/${(i * 50 + n) % 100 + 1}/pay` : `/products/${(n % 100) + 1}`;
+        const path = n % 3 === 0 ? `/orders/${((i * 50 + n) % 100) + 1}/pay` : `/products/${(n % 100) + 1}`;
         const sentAt = Date.now();
         try {
           const response = await fetch(`${base}${path}`, { method: path.includes('pay') ? 'POST' : 'GET' });
@@ -69,7 +73,9 @@ describe('built sample API: graceful shutdown', () => {
 
     const started = Date.now();
     signalledAt = started;
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     child.kill('SIGTERM');
     const { code, signal } = await exited;
     stop = true;

@@ -120,7 +120,11 @@ describe.each(SAMPLE_ADAPTERS)('sample API over HTTP (%s)', (adapterName) => {
 
   it('POST /events is consumed by the stream consumer: unique visitors grow', async () => {
     for (const visitor of ['v1', 'v2', 'v3', 'v1']) await http.post('/events').send({ type: 'page_view', visitor }).expect(202);
-    await waitFor(async () => (await http.get('/stats/unique-visitors')).body.today === 3, 5000, () => 'three unique visitors counted');
+    await waitFor(
+      async () => (await http.get('/stats/unique-visitors')).body.today === 3,
+      5000,
+      () => 'three unique visitors counted',
+    );
     await http.post('/events').send({ type: 'NOT OK' }).expect(400);
   });
 

@@ -21,7 +21,16 @@ describe('status page in a browser', () => {
     baseUrl = await app.getUrl();
     browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-quic', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+        '--disable-quic',
+        '--disable-sync',
+      ],
     });
   });
 
@@ -45,7 +54,9 @@ describe('status page in a browser', () => {
     await http.post('/events').send({ type: 'page_view', visitor: 'browser-visitor' });
 
     await page.waitForFunction(() => document.getElementById('cache-hit-ratio')?.textContent === '66.7%', undefined, { timeout: 10_000 });
-    await page.waitForFunction(() => document.getElementById('leaderboard')?.textContent?.includes('zoe — 99'), undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => document.getElementById('leaderboard')?.textContent?.includes('zoe — 99'), undefined, {
+      timeout: 10_000,
+    });
     await page.waitForFunction(() => document.getElementById('unique-visitors')?.textContent === '1', undefined, { timeout: 10_000 });
     expect(await page.textContent('#cache-counts')).toBe('2 hits, 1 misses');
   });

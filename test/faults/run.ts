@@ -17,7 +17,9 @@ const SUITE_BUDGET_MS = 14 * 60_000;
 // the scenario that provoked it, recorded as one, not the end of the suite.
 const uncaught: string[] = [];
 process.on('uncaughtException', (error) => uncaught.push(`${error.name}: ${error.message} ${error.stack?.split('\n')[1]?.trim() ?? ''}`));
-process.on('unhandledRejection', (error) => uncaught.push(`unhandled rejection: ${error instanceof Error ? error.message : String(error)}`));
+process.on('unhandledRejection', (error) =>
+  uncaught.push(`unhandled rejection: ${error instanceof Error ? error.message : String(error)}`),
+);
 
 async function runScenario(scenario: Scenario, root: string): Promise<ScenarioOutcome> {
   const uncaughtBefore = uncaught.length;
@@ -61,7 +63,11 @@ async function runScenario(scenario: Scenario, root: string): Promise<ScenarioOu
   }
   const thrown = uncaught.slice(uncaughtBefore);
   if (thrown.length > 0) {
-    outcome.checks.push({ promise: 'no uncaught exception in the process running the scenario', figure: `${thrown.length} uncaught, e.g. ${thrown[0].slice(0, 200)}`, pass: false });
+    outcome.checks.push({
+      promise: 'no uncaught exception in the process running the scenario',
+      figure: `${thrown.length} uncaught, e.g. ${thrown[0].slice(0, 200)}`,
+      pass: false,
+    });
   }
   for (const cleanup of cleanups.reverse()) {
     try {
@@ -84,7 +90,10 @@ async function main(): Promise<void> {
   const selected = SCENARIOS.filter((s) => !only || only.has(s.id));
   const planned = selected.reduce((sum, s) => sum + s.deadlineMs, 0);
   if (planned > SUITE_BUDGET_MS) throw new Error(`scenario deadlines add up to ${planned / 1000} s, over the suite budget`);
-  const redis = execFileSync('redis-server', ['--version']).toString().match(/v=(\S+)/)?.[1] ?? 'unknown';
+  const redis =
+    execFileSync('redis-server', ['--version'])
+      .toString()
+      .match(/v=(\S+)/)?.[1] ?? 'unknown';
   const root = mkdtempSync(join(tmpdir(), 'rp-faults-'));
   const startedAt = new Date().toISOString();
   const suiteStart = now();

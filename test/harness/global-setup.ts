@@ -25,17 +25,23 @@ export default async function globalSetup(): Promise<void> {
   };
   const started = await Promise.allSettled([
     wanted.has('standalone')
-      ? startStandalone(root).then(track).then((t) => (process.env.REDIS_URL_STANDALONE = t.url))
+      ? startStandalone(root)
+          .then(track)
+          .then((t) => (process.env.REDIS_URL_STANDALONE = t.url))
       : undefined,
     wanted.has('cluster')
-      ? startCluster(root).then(track).then((t) => (process.env.REDIS_CLUSTER_PORTS = t.ports.join(',')))
+      ? startCluster(root)
+          .then(track)
+          .then((t) => (process.env.REDIS_CLUSTER_PORTS = t.ports.join(',')))
       : undefined,
     wanted.has('sentinel')
-      ? startSentinel(root).then(track).then((t) => {
-          process.env.REDIS_SENTINEL_PORTS = t.sentinels.map((s) => s.port).join(',');
-          process.env.REDIS_SENTINEL_MASTER = t.masterName;
-          process.env.REDIS_SENTINEL_DATA_PORTS = `${t.master.port},${t.replica.port}`;
-        })
+      ? startSentinel(root)
+          .then(track)
+          .then((t) => {
+            process.env.REDIS_SENTINEL_PORTS = t.sentinels.map((s) => s.port).join(',');
+            process.env.REDIS_SENTINEL_MASTER = t.masterName;
+            process.env.REDIS_SENTINEL_DATA_PORTS = `${t.master.port},${t.replica.port}`;
+          })
       : undefined,
   ]);
   const failure = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');

@@ -17,7 +17,23 @@ export class RedisProcess {
 
   /** Server arguments for a throwaway data node: no persistence, loopback only. */
   static dataNodeArgs(port: number, dir: string, extra: string[] = []): string[] {
-    return ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--dir', dir, '--enable-debug-command', 'local', ...extra];
+    return [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--daemonize',
+      'no',
+      '--dir',
+      dir,
+      '--enable-debug-command',
+      'local',
+      ...extra,
+    ];
   }
 
   get pid(): number | undefined {
@@ -35,7 +51,11 @@ export class RedisProcess {
       child.once('spawn', () => resolve());
     });
     await spawned;
-    await waitFor(async () => (await this.cli('PING')).trim() === 'PONG', 10_000, () => `redis-server on ${this.port} did not answer PING. ${stderr}`);
+    await waitFor(
+      async () => (await this.cli('PING')).trim() === 'PONG',
+      10_000,
+      () => `redis-server on ${this.port} did not answer PING. ${stderr}`,
+    );
     return this;
   }
 
@@ -86,7 +106,11 @@ export class RedisProcess {
 }
 
 /** Polls `check` every 25 ms until it is true, or throws after `timeoutMs`. */
-export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs: number, message: () => string = () => 'condition'): Promise<void> {
+export async function waitFor(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+  message: () => string = () => 'condition',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

@@ -53,20 +53,28 @@ export async function startCluster(root: string): Promise<ClusterTopology> {
       port,
       dir,
       RedisProcess.dataNodeArgs(port, dir, [
-        '--cluster-enabled', 'yes',
-        '--cluster-config-file', join(dir, `nodes-${port}.conf`),
-        '--cluster-node-timeout', '2000',
-        '--repl-diskless-sync-delay', '0',
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        join(dir, `nodes-${port}.conf`),
+        '--cluster-node-timeout',
+        '2000',
+        '--repl-diskless-sync-delay',
+        '0',
       ]),
     );
   });
   try {
     await Promise.all(processes.map((p) => p.start()));
-    await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'], { timeout: 60_000 });
+    await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'], {
+      timeout: 60_000,
+    });
     await waitFor(
       async () => {
         const infos = await Promise.all(processes.map((p) => p.cli('CLUSTER', 'INFO')));
-        return infos.every((info) => info.includes('cluster_state:ok') && info.includes('cluster_known_nodes:6') && info.includes('cluster_slots_ok:16384'));
+        return infos.every(
+          (info) => info.includes('cluster_state:ok') && info.includes('cluster_known_nodes:6') && info.includes('cluster_slots_ok:16384'),
+        );
       },
       30_000,
       () => 'every cluster node to report cluster_state:ok with 6 nodes and 16384 slots',
@@ -90,7 +98,11 @@ export async function startSentinel(root: string, masterName = 'mymaster'): Prom
   // Without a zero diskless-sync delay the replica syncs only after 5 s, and WAIT counts no replica until then.
   const sync = ['--repl-diskless-sync-delay', '0'];
   const master = new RedisProcess(masterPort, masterDir, RedisProcess.dataNodeArgs(masterPort, masterDir, sync));
-  const replica = new RedisProcess(replicaPort, replicaDir, RedisProcess.dataNodeArgs(replicaPort, replicaDir, [...sync, '--replicaof', '127.0.0.1', String(masterPort)]));
+  const replica = new RedisProcess(
+    replicaPort,
+    replicaDir,
+    RedisProcess.dataNodeArgs(replicaPort, replicaDir, [...sync, '--replicaof', '127.0.0.1', String(masterPort)]),
+  );
   const sentinels: RedisProcess[] = [];
   for (let i = 0; i < 3; i++) {
     const port = await freePort({ exclude });

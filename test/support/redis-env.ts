@@ -25,7 +25,9 @@ export function connectionFor(topology: TopologyName): RedisConnectionConfig {
     case 'sentinel':
       return {
         sentinel: {
-          sentinels: required('REDIS_SENTINEL_PORTS', topology).split(',').map((port) => ({ host: '127.0.0.1', port: Number(port) })),
+          sentinels: required('REDIS_SENTINEL_PORTS', topology)
+            .split(',')
+            .map((port) => ({ host: '127.0.0.1', port: Number(port) })),
           name: required('REDIS_SENTINEL_MASTER', topology),
         },
       };
@@ -44,7 +46,9 @@ export function rawClient(topology: TopologyName): Redis | Cluster {
     case 'cluster':
       return new Cluster(clusterPorts().map((port) => ({ host: '127.0.0.1', port })));
     case 'sentinel': {
-      const sentinels = required('REDIS_SENTINEL_PORTS', topology).split(',').map((port) => ({ host: '127.0.0.1', port: Number(port) }));
+      const sentinels = required('REDIS_SENTINEL_PORTS', topology)
+        .split(',')
+        .map((port) => ({ host: '127.0.0.1', port: Number(port) }));
       return new Redis({ sentinels, name: required('REDIS_SENTINEL_MASTER', topology) });
     }
   }
@@ -52,7 +56,10 @@ export function rawClient(topology: TopologyName): Redis | Cluster {
 
 /** A key prefix unique to one test file (or test), so parallel workers never see each other's keys. */
 export function uniquePrefix(label: string): string {
-  return `t-${label.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 20)}-${randomBytes(4).toString('hex')}`;
+  return `t-${label
+    .replace(/[^a-z0-9]/gi, '')
+    .toLowerCase()
+    .slice(0, 20)}-${randomBytes(4).toString('hex')}`;
 }
 
 /**
@@ -80,7 +87,11 @@ export async function scanKeys(client: Redis | Cluster, pattern: string): Promis
 }
 
 /** Keys under `pattern` that have no TTL (invariant 1): must be empty after any workload. */
-export async function keysWithoutTtl(client: Redis | Cluster, pattern: string, allowed: (key: string) => boolean = () => false): Promise<string[]> {
+export async function keysWithoutTtl(
+  client: Redis | Cluster,
+  pattern: string,
+  allowed: (key: string) => boolean = () => false,
+): Promise<string[]> {
   const keys = await scanKeys(client, pattern);
   const ttls = await Promise.all(keys.map((key) => client.pttl(key)));
   return keys.filter((key, i) => ttls[i] === -1 && !allowed(key));

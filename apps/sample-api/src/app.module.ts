@@ -32,7 +32,16 @@ import { TrafficMetrics } from './status/traffic-metrics';
       }),
     }),
   ],
-  controllers: [HealthController, ProductsController, AuthController, OrdersController, ScoresController, EventsController, StatsController, StatusController],
+  controllers: [
+    HealthController,
+    ProductsController,
+    AuthController,
+    OrdersController,
+    ScoresController,
+    EventsController,
+    StatsController,
+    StatusController,
+  ],
   providers: [
     ProductRepository,
     CatalogService,

@@ -15,7 +15,10 @@ const ENTRIES = ['index', 'testing/index'];
 
 rmSync(dist, { recursive: true, force: true });
 const tsc = (...args) =>
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json'), ...args], { stdio: 'inherit', cwd: root });
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json'), ...args], {
+    stdio: 'inherit',
+    cwd: root,
+  });
 tsc('--removeComments', '--declaration', 'false');
 tsc('--emitDeclarationOnly');
 
@@ -32,4 +35,6 @@ for (const entry of ENTRIES) {
   writeFileSync(path.join(dist, `${entry}.mjs`), wrapper);
 }
 chmodSync(path.join(dist, 'cli.js'), 0o755);
-process.stderr.write(`Built ${path.relative(process.cwd(), dist) || 'dist'}: ${ENTRIES.map((e) => `${e}.js + ${e}.mjs`).join(', ')}, cli.js\n`);
+process.stderr.write(
+  `Built ${path.relative(process.cwd(), dist) || 'dist'}: ${ENTRIES.map((e) => `${e}.js + ${e}.mjs`).join(', ')}, cli.js\n`,
+);

@@ -5,7 +5,7 @@
 export { RedisPatternsModule } from './redis-patterns.module';
 export { REDIS_PATTERNS_OPTIONS } from './redis-patterns.module-definition';
 export { getRedisConnectionToken } from './redis-patterns.constants';
-export type { RedisPatternsModuleOptions } from './core/options/redis-patterns-options.interface';
+export type { RedisPatternsModuleOptions } from './redis-patterns.options';
 export type {
   AdoptedClientConfig,
   ClusterConnectionConfig,

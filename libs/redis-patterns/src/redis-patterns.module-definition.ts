@@ -1,5 +1,5 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
-import type { RedisPatternsModuleOptions } from './core/options/redis-patterns-options.interface';
+import type { RedisPatternsModuleOptions } from './redis-patterns.options';
 
 export const {
   ConfigurableModuleClass: RedisPatternsConfigurableModule,

@@ -6,7 +6,7 @@ import { MethodAdviceExplorer } from './core/advice/method-advice.explorer';
 import { requestedConnectionNames } from './core/connections/inject-redis.decorator';
 import { RedisConnections } from './core/connections/redis-connections';
 import { KeyBuilder } from './core/keys/key-builder';
-import { resolveOptions, type ResolvedRedisPatternsOptions } from './core/options/resolve-options';
+import { resolveOptions, type ResolvedRedisPatternsOptions } from './redis-patterns.options';
 import { HEALTH_PROVIDERS } from './health/health.providers';
 import { LOCK_PROVIDERS } from './lock/lock.providers';
 import { MESSAGING_PROVIDERS } from './messaging/messaging.providers';
@@ -27,7 +27,11 @@ const CORE_PROVIDERS: Provider[] = [
     useFactory: (options: ResolvedRedisPatternsOptions) => RedisConnections.open(options),
     inject: [RESOLVED_OPTIONS],
   },
-  { provide: KeyBuilder, useFactory: (options: ResolvedRedisPatternsOptions) => new KeyBuilder(options.keyPrefix), inject: [RESOLVED_OPTIONS] },
+  {
+    provide: KeyBuilder,
+    useFactory: (options: ResolvedRedisPatternsOptions) => new KeyBuilder(options.keyPrefix),
+    inject: [RESOLVED_OPTIONS],
+  },
   MethodAdviceExplorer,
   // A filter, not an interceptor: it costs nothing unless a library error reaches Nest, where it answers 409/429/503
   // even under a handler that has no decorator of ours.

@@ -4,7 +4,11 @@ import type { LoggerService } from '@nestjs/common';
 export class CaptureLogger implements LoggerService {
   readonly lines: string[] = [];
   private record(level: string, message: unknown, rest: unknown[]): void {
-    const text = [message, ...rest].map((part) => (part instanceof Error ? `${part.name}: ${part.message}\n${part.stack}` : typeof part === 'string' ? part : JSON.stringify(part))).join(' ');
+    const text = [message, ...rest]
+      .map((part) =>
+        part instanceof Error ? `${part.name}: ${part.message}\n${part.stack}` : typeof part === 'string' ? part : JSON.stringify(part),
+      )
+      .join(' ');
     this.lines.push(`${level} ${text}`);
   }
   log(message: unknown, ...rest: unknown[]): void {

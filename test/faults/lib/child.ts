@@ -48,7 +48,9 @@ export class TsChild {
     return new Promise((resolvePromise, reject) => {
       const timer = setTimeout(() => {
         this.listeners.delete(listener);
-        reject(new Error(`child ${this.pid} printed no line matching ${pattern} within ${timeoutMs} ms; stderr: ${this.stderr.slice(-2000)}`));
+        reject(
+          new Error(`child ${this.pid} printed no line matching ${pattern} within ${timeoutMs} ms; stderr: ${this.stderr.slice(-2000)}`),
+        );
       }, timeoutMs);
       const listener = (line: string): void => {
         const match = pattern.exec(line);

@@ -14,7 +14,11 @@ export interface HttpResult {
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
 /** One request with a client-side deadline (a hung server counts as status 0 after `timeoutMs`). */
-export function httpRequest(port: number, path: string, options: { method?: string; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<HttpResult> {
+export function httpRequest(
+  port: number,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<HttpResult> {
   const startedAt = now();
   return new Promise((resolve) => {
     const req = request({ host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: options.headers, agent }, (res) => {

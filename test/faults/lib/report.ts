@@ -17,7 +17,9 @@ const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g,
 /** The markdown table: one row per promise. */
 export function renderMarkdown(outcomes: readonly ScenarioOutcome[], meta: { redis: string; startedAt: string; totalMs: number }): string {
   const rows = outcomes.flatMap((outcome) =>
-    outcome.checks.map((c) => `| ${cell(`${outcome.id} ${outcome.title}`)} | ${cell(c.promise)} | ${cell(c.figure)} | ${c.pass ? 'PASS' : '**FAIL**'} |`),
+    outcome.checks.map(
+      (c) => `| ${cell(`${outcome.id} ${outcome.title}`)} | ${cell(c.promise)} | ${cell(c.figure)} | ${c.pass ? 'PASS' : '**FAIL**'} |`,
+    ),
   );
   const failed = outcomes.flatMap((o) => o.checks).filter((c) => !c.pass).length;
   const total = outcomes.flatMap((o) => o.checks).length;

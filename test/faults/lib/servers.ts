@@ -1,7 +1,14 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import type { Cluster, Redis } from 'ioredis';
 import type { RedisPatternsModuleOptions } from 'nestjs-redis-patterns';
-import { startCluster, startSentinel, startStandalone, type ClusterTopology, type SentinelTopology, type StandaloneTopology } from '../../harness/topologies';
+import {
+  startCluster,
+  startSentinel,
+  startStandalone,
+  type ClusterTopology,
+  type SentinelTopology,
+  type StandaloneTopology,
+} from '../../harness/topologies';
 import { createContext } from '../../fixtures/faults/fixture-env';
 import { waitUntil } from './measure';
 import type { ScenarioContext } from './scenario';
@@ -28,7 +35,11 @@ export async function ownSentinel(context: ScenarioContext, name: string): Promi
   const topology = await startSentinel(`${context.dir}/${name}`);
   context.defer(() => topology.stop());
   await Promise.all([topology.master, topology.replica].map((p) => p.cli('CONFIG', 'SET', 'repl-diskless-sync-delay', '0')));
-  await waitUntil(async () => /slave0:.*state=online/.test(await topology.master.cli('INFO', 'replication')), 30_000, 'the replica to be online');
+  await waitUntil(
+    async () => /slave0:.*state=online/.test(await topology.master.cli('INFO', 'replication')),
+    30_000,
+    'the replica to be online',
+  );
   return topology;
 }
 
@@ -48,7 +59,8 @@ export async function ownApp(context: ScenarioContext, options: RedisPatternsMod
 
 /** Every key under `prefix` (SCAN, on every master of a cluster). */
 export async function scanAll(client: Redis | Cluster, match: string): Promise<string[]> {
-  const nodes = 'nodes' in client && typeof (client as Cluster).nodes === 'function' ? (client as Cluster).nodes('master') : [client as Redis];
+  const nodes =
+    'nodes' in client && typeof (client as Cluster).nodes === 'function' ? (client as Cluster).nodes('master') : [client as Redis];
   const keys: string[] = [];
   for (const node of nodes) {
     let cursor = '0';

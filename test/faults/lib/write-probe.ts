@@ -50,7 +50,10 @@ export class WriteProbe {
    * Acknowledged writes since `since` that the deployment no longer has (Jepsen's figure), and when writes started
    * landing for good: the ack time of the first surviving write after the last lost or failed one.
    */
-  async survivors(client: Redis | Cluster, since: number): Promise<{ lost: number; acked: number; durableAfterMs: number; lostUntilMs: number }> {
+  async survivors(
+    client: Redis | Cluster,
+    since: number,
+  ): Promise<{ lost: number; acked: number; durableAfterMs: number; lostUntilMs: number }> {
     const acked = this.acknowledged.filter((a) => a.at >= since);
     const exists = await Promise.all(acked.map((a) => client.exists(a.key)));
     let lastBad = this.failures.filter((f) => f.at >= since).reduce((t, f) => Math.max(t, f.at), since);

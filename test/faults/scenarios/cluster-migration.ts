@@ -41,7 +41,9 @@ function startLoad(cache: CacheService, limiter: RateLimiterService, locks: Lock
         }
       }
     } catch (error) {
-      load.errors.push(`${(error as Error).name}: ${(error as Error).message} ${String((error as { cause?: Error }).cause?.message ?? '')}`);
+      load.errors.push(
+        `${(error as Error).name}: ${(error as Error).message} ${String((error as { cause?: Error }).cause?.message ?? '')}`,
+      );
     }
     load.calls++;
     load.latencies.push(now() - started);
@@ -68,7 +70,12 @@ export const clusterScenario: Scenario = {
     const logger = new CaptureLogger();
     const prefix = 'fcl';
     const app = await ownApp(context, {
-      connection: { cluster: { nodes: cluster.ports.map((port) => ({ host: '127.0.0.1', port })), options: process.env.FAULTS_NO_AUTOPIPELINE ? { enableAutoPipelining: false } : undefined } },
+      connection: {
+        cluster: {
+          nodes: cluster.ports.map((port) => ({ host: '127.0.0.1', port })),
+          options: process.env.FAULTS_NO_AUTOPIPELINE ? { enableAutoPipelining: false } : undefined,
+        },
+      },
       keyPrefix: prefix,
       rateLimit: { failOpen: false },
       logger,
@@ -163,7 +170,11 @@ export const clusterScenario: Scenario = {
         migrationErrors.length === 0 && migrationCacheErrors === 0,
       ),
       check('no CROSSSLOT error anywhere (errors and library logs)', `CROSSSLOT ${crossSlot}`, crossSlot === 0),
-      check('SCRIPT FLUSH on every master ×5 under load: no errors (NOSCRIPT path)', `errors ${flushErrors.length} thrown + ${flushCacheErrors} swallowed by the cache${sample(flushErrors)}`, flushErrors.length === 0 && flushCacheErrors === 0),
+      check(
+        'SCRIPT FLUSH on every master ×5 under load: no errors (NOSCRIPT path)',
+        `errors ${flushErrors.length} thrown + ${flushCacheErrors} swallowed by the cache${sample(flushErrors)}`,
+        flushErrors.length === 0 && flushCacheErrors === 0,
+      ),
     ];
   },
 };

@@ -10,7 +10,6 @@ import {
   InvalidOptionsError,
   LockService,
   RateLimiterService,
-  RedisPatternsModule,
   type RedisPatternsModuleOptions,
   SessionStore,
 } from 'nestjs-redis-patterns';
@@ -66,7 +65,8 @@ export const hostileScenario: Scenario = {
         const second = await limiter.consume(part, { algorithm: 'fixed-window', limit: 1, windowMs: 60_000 });
         if (!decision.allowed || second.allowed) problems.push(`limiter ${label} ${decision.allowed}/${second.allowed}`);
       } catch (error) {
-        if (!(error instanceof InvalidArgumentError)) problems.push(`${label}: ${(error as Error).name} ${(error as Error).message.slice(0, 80)}`);
+        if (!(error instanceof InvalidArgumentError))
+          problems.push(`${label}: ${(error as Error).name} ${(error as Error).message.slice(0, 80)}`);
       }
     }
     const keys = await scanAll(admin, '*');
@@ -91,9 +91,16 @@ export const hostileScenario: Scenario = {
     const fromSession = await sessions.get(sessionId);
     Object.assign({}, fromSession);
     const plain = {} as Record<string, unknown>;
-    const polluted = plain.polluted !== undefined || (plain as { x?: unknown }).x !== undefined || (Object.prototype as Record<string, unknown>).polluted !== undefined;
+    const polluted =
+      plain.polluted !== undefined ||
+      (plain as { x?: unknown }).x !== undefined ||
+      (Object.prototype as Record<string, unknown>).polluted !== undefined;
     checks.push(
-      check('JSON with __proto__ / constructor.prototype through cache and session reads, then merged: no prototype pollution', `({}).polluted ${String(plain.polluted)}, ({}).x ${String((plain as { x?: unknown }).x)}; values kept: cache ok=${String(merged.ok)}`, !polluted),
+      check(
+        'JSON with __proto__ / constructor.prototype through cache and session reads, then merged: no prototype pollution',
+        `({}).polluted ${String(plain.polluted)}, ({}).x ${String((plain as { x?: unknown }).x)}; values kept: cache ok=${String(merged.ok)}`,
+        !polluted,
+      ),
     );
 
     // 3. Oversized values, wrong types from plain-JS callers: typed errors naming the argument, nothing written.
@@ -104,9 +111,21 @@ export const hostileScenario: Scenario = {
       refused(() => js(cache.get.bind(cache))({ toString: () => 'x' }), InvalidArgumentError, 'key'),
       refused(() => js(cache.set.bind(cache))(null, 1), InvalidArgumentError, 'key'),
       refused(() => js(cache.set.bind(cache))('k', 1, { ttl: 'soon' }), InvalidArgumentError, 'ttl'),
-      refused(() => js(limiter.consume.bind(limiter))({}, { algorithm: 'fixed-window', limit: 1, windowMs: 1000 }), InvalidArgumentError, 'key'),
+      refused(
+        () => js(limiter.consume.bind(limiter))({}, { algorithm: 'fixed-window', limit: 1, windowMs: 1000 }),
+        InvalidArgumentError,
+        'key',
+      ),
       refused(() => js(limiter.consume.bind(limiter))('k', { algorithm: 'nope', limit: 1 }), InvalidArgumentError, 'algorithm'),
-      refused(() => js(limiter.consume.bind(limiter))('k', [{ algorithm: 'fixed-window', limit: 1, windowMs: 1000 }, { algorithm: 'gcra', limit: -1, periodMs: 1 }]), InvalidArgumentError, 'policy[1].limit'),
+      refused(
+        () =>
+          js(limiter.consume.bind(limiter))('k', [
+            { algorithm: 'fixed-window', limit: 1, windowMs: 1000 },
+            { algorithm: 'gcra', limit: -1, periodMs: 1 },
+          ]),
+        InvalidArgumentError,
+        'policy[1].limit',
+      ),
       refused(() => js(locks.tryAcquire.bind(locks))(undefined), InvalidArgumentError, 'resource'),
       refused(() => js(locks.acquire.bind(locks))('r', { ttlMs: '100' }), InvalidArgumentError, 'ttlMs'),
       refused(() => js(locks.using.bind(locks))('r', 'not a function'), InvalidArgumentError, 'work'),
@@ -134,11 +153,20 @@ export const hostileScenario: Scenario = {
       const problem = await refused(async () => (await createContext(options)).close(), InvalidOptionsError, name);
       if (problem) optionProblems.push(`${name}: ${problem.slice(0, 100)}`);
     }
-    checks.push(check(`${invalid.length} invalid option sets fail startup with InvalidOptionsError naming the option`, `unclear ${optionProblems.length}${optionProblems.length ? ` (${optionProblems[0]})` : ''}`, optionProblems.length === 0));
+    checks.push(
+      check(
+        `${invalid.length} invalid option sets fail startup with InvalidOptionsError naming the option`,
+        `unclear ${optionProblems.length}${optionProblems.length ? ` (${optionProblems[0]})` : ''}`,
+        optionProblems.length === 0,
+      ),
+    );
 
     // 5. X-Forwarded-For spoofing: rotating the header buys no budget, with or without one trusted proxy.
     for (const hops of [0, 1]) {
-      const http = await NestFactory.create(XffAppModule.forRoot({ connection: server.url, keyPrefix: `fxf${hops}`, rateLimit: { trustProxyHops: hops } }), { logger: false, abortOnError: false });
+      const http = await NestFactory.create(
+        XffAppModule.forRoot({ connection: server.url, keyPrefix: `fxf${hops}`, rateLimit: { trustProxyHops: hops } }),
+        { logger: false, abortOnError: false },
+      );
       context.defer(() => http.close());
       await http.listen(0, '127.0.0.1');
       const port = (http.getHttpServer().address() as AddressInfo).port;
@@ -150,7 +178,13 @@ export const hostileScenario: Scenario = {
       }
       const limiterKeys = (await scanAll(admin, `fxf${hops}:rl:*`)).length;
       await http.close();
-      checks.push(check(`200 requests rotating X-Forwarded-For, trustProxyHops ${hops}, limit ${XFF_LIMIT}: over-admission 0, one limiter key`, `admitted ${admitted}; limiter keys ${limiterKeys}`, admitted === XFF_LIMIT && limiterKeys === 1));
+      checks.push(
+        check(
+          `200 requests rotating X-Forwarded-For, trustProxyHops ${hops}, limit ${XFF_LIMIT}: over-admission 0, one limiter key`,
+          `admitted ${admitted}; limiter keys ${limiterKeys}`,
+          admitted === XFF_LIMIT && limiterKeys === 1,
+        ),
+      );
     }
 
     // 6. 200k distinct identities: every key has a TTL; memory figure.
@@ -172,7 +206,15 @@ export const hostileScenario: Scenario = {
         noTtl.length === 0 && failedOpen === 0 && rlKeys >= IDENTITIES,
       ),
     );
-    Object.assign(context.figures, { longestKeyBytes: longest, problems, badRefusals, optionProblems, identities: IDENTITIES, memoryMb: mb(grown), noTtl: noTtl.length });
+    Object.assign(context.figures, {
+      longestKeyBytes: longest,
+      problems,
+      badRefusals,
+      optionProblems,
+      identities: IDENTITIES,
+      memoryMb: mb(grown),
+      noTtl: noTtl.length,
+    });
     return checks;
   },
 };

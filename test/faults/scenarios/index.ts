@@ -10,4 +10,14 @@ import { streamsCrashScenario } from './streams-crash';
 import { shutdownScenario } from './shutdown';
 
 /** Every scenario, in the order the suite runs them. */
-export const SCENARIOS: readonly Scenario[] = [locksScenario, rateLimitSkewScenario, sentinelScenario, clusterScenario, hostileScenario, secretsScenario, outageScenario, streamsCrashScenario, shutdownScenario];
+export const SCENARIOS: readonly Scenario[] = [
+  locksScenario,
+  rateLimitSkewScenario,
+  sentinelScenario,
+  clusterScenario,
+  hostileScenario,
+  secretsScenario,
+  outageScenario,
+  streamsCrashScenario,
+  shutdownScenario,
+];

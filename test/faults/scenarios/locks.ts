@@ -29,7 +29,9 @@ async function mutualExclusion(context: ScenarioContext, url: string, admin: Red
   );
   workers.forEach((w) => context.defer(() => w.kill()));
   await Promise.all(workers.map((w) => w.waitForLine(/^ready$/, 60_000)));
-  context.log(`${PROCESSES} processes × ${CONTENDERS_PER_PROCESS} contenders ready; ${ACQUISITIONS} acquisitions on ${RESOURCES} resources`);
+  context.log(
+    `${PROCESSES} processes × ${CONTENDERS_PER_PROCESS} contenders ready; ${ACQUISITIONS} acquisitions on ${RESOURCES} resources`,
+  );
   workers.forEach((w) => w.send('go'));
   const results = (await Promise.all(workers.map((w) => w.waitForLine(/^done (.*)$/, 150_000)))).map(
     (m) => JSON.parse(m[1]) as { acquired: number; overlaps: number; failures: number; perResource: number[]; p50: number; p99: number },
@@ -42,12 +44,33 @@ async function mutualExclusion(context: ScenarioContext, url: string, admin: Red
   const total = counters.reduce((s, v) => s + v, 0);
   const noTtl = await keysWithoutTtl(admin, `${prefix}:*`);
   Object.assign(context.figures, {
-    lock1: { acquired, overlaps, failures: results.reduce((s, r) => s + r.failures, 0), counterTotal: total, wrongCounters: wrong, p50: results.map((r) => r.p50), p99: results.map((r) => r.p99), noTtl: noTtl.length },
+    lock1: {
+      acquired,
+      overlaps,
+      failures: results.reduce((s, r) => s + r.failures, 0),
+      counterTotal: total,
+      wrongCounters: wrong,
+      p50: results.map((r) => r.p50),
+      p99: results.map((r) => r.p99),
+      noTtl: noTtl.length,
+    },
   });
   return [
-    check(`${PROCESSES * CONTENDERS_PER_PROCESS} contenders in ${PROCESSES} processes, ${ACQUISITIONS} acquisitions: overlaps 0`, `overlaps ${overlaps} in ${acquired} acquisitions`, overlaps === 0 && acquired === ACQUISITIONS),
-    check('non-atomic GET/SET counters under the lock are exact', `sum ${total} of ${ACQUISITIONS}; ${wrong} of ${RESOURCES} counters off`, total === ACQUISITIONS && wrong === 0),
-    check('acquire latency under contention (figure only; fencing counters excepted, no key without TTL)', `p50 ${Math.max(...results.map((r) => r.p50))} ms, p99 ${Math.max(...results.map((r) => r.p99))} ms per process (worst); keys without TTL ${noTtl.length}`, noTtl.length === 0),
+    check(
+      `${PROCESSES * CONTENDERS_PER_PROCESS} contenders in ${PROCESSES} processes, ${ACQUISITIONS} acquisitions: overlaps 0`,
+      `overlaps ${overlaps} in ${acquired} acquisitions`,
+      overlaps === 0 && acquired === ACQUISITIONS,
+    ),
+    check(
+      'non-atomic GET/SET counters under the lock are exact',
+      `sum ${total} of ${ACQUISITIONS}; ${wrong} of ${RESOURCES} counters off`,
+      total === ACQUISITIONS && wrong === 0,
+    ),
+    check(
+      'acquire latency under contention (figure only; fencing counters excepted, no key without TTL)',
+      `p50 ${Math.max(...results.map((r) => r.p50))} ms, p99 ${Math.max(...results.map((r) => r.p99))} ms per process (worst); keys without TTL ${noTtl.length}`,
+      noTtl.length === 0,
+    ),
   ];
 }
 
@@ -57,7 +80,12 @@ async function pausedHolder(context: ScenarioContext, url: string, admin: Redis)
   const ttlMs = 500;
   const app = await ownApp(context, { connection: url, keyPrefix: prefix });
   const locks = app.get(LockService);
-  const worker = new TsChild('test/fixtures/faults/fenced-worker.ts', { REDIS_URL: url, KEY_PREFIX: prefix, DATA_PREFIX: dataPrefix, LOCK_TTL_MS: String(ttlMs) });
+  const worker = new TsChild('test/fixtures/faults/fenced-worker.ts', {
+    REDIS_URL: url,
+    KEY_PREFIX: prefix,
+    DATA_PREFIX: dataPrefix,
+    LOCK_TTL_MS: String(ttlMs),
+  });
   context.defer(() => worker.kill());
   const tokenA = Number((await worker.waitForLine(/^acquired (\d+)$/, 60_000))[1]);
   worker.signal('SIGSTOP');
@@ -65,7 +93,9 @@ async function pausedHolder(context: ScenarioContext, url: string, admin: Redis)
   await waitUntil(async () => (await admin.exists(`${prefix}:lock:{fenced}`)) === 0, 10_000, "A's lock to expire");
   const b = await locks.tryAcquire('fenced', { ttlMs: 10_000 });
   if (!b) throw new Error('B could not take the expired lock');
-  const bWrite = Number(await admin.eval(FENCED_WRITE_LUA, 2, `${dataPrefix}:value`, `${dataPrefix}:fence`, String(b.fencingToken), 'from-B'));
+  const bWrite = Number(
+    await admin.eval(FENCED_WRITE_LUA, 2, `${dataPrefix}:value`, `${dataPrefix}:fence`, String(b.fencingToken), 'from-B'),
+  );
   await admin.set(`${dataPrefix}:unfenced`, 'from-B', 'PX', 60_000);
   // Keep A frozen well past its TTL (1.5 s in all), as a long GC pause would.
   await waitUntil(() => Date.now() - frozenAt >= 1500, 5000, 'the pause to last 1.5 s');
@@ -79,11 +109,34 @@ async function pausedHolder(context: ScenarioContext, url: string, admin: Redis)
   const bHeld = (await admin.get(`${prefix}:lock:{fenced}`)) === b.token;
   await b.release();
   const intervalMs = Math.floor(ttlMs / 3);
-  Object.assign(context.figures, { lock3: { tokenA, tokenB: b.fencingToken, bWrite, staleFencedAccepted: fenced, unfencedOverwritten: unfenced === 'from-A', abortAfterResumeMs: abortMs, abortReason: abort[2], bStillHeld: bHeld } });
+  Object.assign(context.figures, {
+    lock3: {
+      tokenA,
+      tokenB: b.fencingToken,
+      bWrite,
+      staleFencedAccepted: fenced,
+      unfencedOverwritten: unfenced === 'from-A',
+      abortAfterResumeMs: abortMs,
+      abortReason: abort[2],
+      bStillHeld: bHeld,
+    },
+  });
   return [
-    check('holder SIGSTOPped past its TTL: its fenced write is rejected after it resumes', `stale fenced writes accepted ${fenced} (token A ${tokenA} < B ${b.fencingToken}); value "${value}"`, fenced === 0 && bWrite === 1 && value === 'from-B' && bHeld),
-    check('without fencing the stale write lands (the hazard fencing closes; figure only)', `unfenced stale writes accepted ${unfenced === 'from-A' ? 1 : 0}`, true),
-    check(`the paused holder's AbortSignal fires within one renewal interval (${intervalMs} ms) + 100 ms after resume`, `aborted ${abortMs} ms after resume (${abort[2]})`, abortMs >= 0 && abortMs <= intervalMs + 100 && abort[2] === 'LockLostError'),
+    check(
+      'holder SIGSTOPped past its TTL: its fenced write is rejected after it resumes',
+      `stale fenced writes accepted ${fenced} (token A ${tokenA} < B ${b.fencingToken}); value "${value}"`,
+      fenced === 0 && bWrite === 1 && value === 'from-B' && bHeld,
+    ),
+    check(
+      'without fencing the stale write lands (the hazard fencing closes; figure only)',
+      `unfenced stale writes accepted ${unfenced === 'from-A' ? 1 : 0}`,
+      true,
+    ),
+    check(
+      `the paused holder's AbortSignal fires within one renewal interval (${intervalMs} ms) + 100 ms after resume`,
+      `aborted ${abortMs} ms after resume (${abort[2]})`,
+      abortMs >= 0 && abortMs <= intervalMs + 100 && abort[2] === 'LockLostError',
+    ),
   ];
 }
 

@@ -45,7 +45,9 @@ function startLoad(port: number): { samples: Sample[]; stop(): Promise<void> } {
 
 const stats = async (port: number): Promise<{ heapUsed: number; offlineQueue: number; commandQueue: number; status: string }> => {
   const response = await httpRequest(port, '/stats');
-  return response.status === 200 ? JSON.parse(response.body) : { heapUsed: Number.NaN, offlineQueue: -1, commandQueue: -1, status: `unreachable (${response.error ?? response.status})` };
+  return response.status === 200
+    ? JSON.parse(response.body)
+    : { heapUsed: Number.NaN, offlineQueue: -1, commandQueue: -1, status: `unreachable (${response.error ?? response.status})` };
 };
 
 export const outageScenario: Scenario = {
@@ -55,7 +57,11 @@ export const outageScenario: Scenario = {
   async run(context) {
     const server = await ownStandalone(context, 'outage');
     // FAULTS_NO_AUTOPIPELINE=1 passes enableAutoPipelining: false explicitly (the single-node default since it measured slower).
-    const app = new TsChild('test/fixtures/faults/outage-app.ts', { REDIS_URL: server.url, KEY_PREFIX: 'fout', NO_AUTOPIPELINE: process.env.FAULTS_NO_AUTOPIPELINE ?? '' }, ['--expose-gc']);
+    const app = new TsChild(
+      'test/fixtures/faults/outage-app.ts',
+      { REDIS_URL: server.url, KEY_PREFIX: 'fout', NO_AUTOPIPELINE: process.env.FAULTS_NO_AUTOPIPELINE ?? '' },
+      ['--expose-gc'],
+    );
     context.defer(() => app.kill());
     const port = Number((await app.waitForLine(/^listening (\d+)$/, 60_000))[1]);
     const load = startLoad(port);
@@ -66,17 +72,23 @@ export const outageScenario: Scenario = {
     const recovery = async (since: number): Promise<number> => {
       try {
         await waitUntil(
-          () => load.samples.some((s) => s.startedAt > since && s.route === '/locked' && s.status === 200) && load.samples.some((s) => s.startedAt > since && s.xCache === 'HIT'),
+          () =>
+            load.samples.some((s) => s.startedAt > since && s.route === '/locked' && s.status === 200) &&
+            load.samples.some((s) => s.startedAt > since && s.xCache === 'HIT'),
           10_000,
           'normal behaviour',
         );
       } catch {
         const after = load.samples.filter((s) => s.startedAt > since);
-        context.log(`no recovery: ${JSON.stringify(after.slice(-6).map((s) => [s.route, s.status, s.xCache, Math.round(s.ms), s.error]))}; app running ${app.running}; app stderr: ${app.stderr.slice(-1500)}`);
+        context.log(
+          `no recovery: ${JSON.stringify(after.slice(-6).map((s) => [s.route, s.status, s.xCache, Math.round(s.ms), s.error]))}; app running ${app.running}; app stderr: ${app.stderr.slice(-1500)}`,
+        );
         return Number.POSITIVE_INFINITY;
       }
       // The first normal answer of each kind, counted from Redis' return.
-      const firstLock = load.samples.filter((s) => s.startedAt > since && s.route === '/locked' && s.status === 200).map((s) => s.startedAt + s.ms);
+      const firstLock = load.samples
+        .filter((s) => s.startedAt > since && s.route === '/locked' && s.status === 200)
+        .map((s) => s.startedAt + s.ms);
       const firstHit = load.samples.filter((s) => s.startedAt > since && s.xCache === 'HIT').map((s) => s.startedAt + s.ms);
       return Math.max(Math.min(...firstLock), Math.min(...firstHit)) - since;
     };
@@ -117,23 +129,52 @@ export const outageScenario: Scenario = {
       const limited = during.filter((s) => s.route === '/limited');
       const locked = during.filter((s) => s.route === '/locked');
       const cachedBad = cached.filter((s) => s.status !== 200).length;
-      const p99 = percentile(cached.map((s) => s.ms), 99);
+      const p99 = percentile(
+        cached.map((s) => s.ms),
+        99,
+      );
       const bound = COMMAND_TIMEOUT_MS + SOURCE_MS + 100;
       const limitedBad = limited.filter((s) => s.status !== 200).length;
       const lockedRan = locked.filter((s) => s.status === 200).length;
       const lockedStatuses = [...new Set(locked.map((s) => s.status))].join('/');
       figures[w.fault] = { requests: during.length, cachedBad, p99, limitedBad, lockedRan, lockedStatuses, recoveryMs: w.recoveryMs };
       checks.push(
-        check(`${w.fault} at ${RATE} req/s — cached route answers all (5xx 0), p99 ≤ commandTimeout + source + 100 ms (${bound} ms)`, `cached ${cached.length - cachedBad}/${cached.length} answered, p99 ${p99} ms`, cached.length > 0 && cachedBad === 0 && p99 <= bound),
-        check(`${w.fault} — rate-limited route follows its policy (failOpen: admitted)`, `non-200 ${limitedBad} of ${limited.length}`, limited.length > 0 && limitedBad === 0),
+        check(
+          `${w.fault} at ${RATE} req/s — cached route answers all (5xx 0), p99 ≤ commandTimeout + source + 100 ms (${bound} ms)`,
+          `cached ${cached.length - cachedBad}/${cached.length} answered, p99 ${p99} ms`,
+          cached.length > 0 && cachedBad === 0 && p99 <= bound,
+        ),
+        check(
+          `${w.fault} — rate-limited route follows its policy (failOpen: admitted)`,
+          `non-200 ${limitedBad} of ${limited.length}`,
+          limited.length > 0 && limitedBad === 0,
+        ),
         // Fails closed = answered (503/409), never run; a dead app (status 0) proves nothing, so it fails too.
-        check(`${w.fault} — locked route fails closed (answers 503/409, never runs without the lock)`, `ran ${lockedRan} of ${locked.length} (statuses ${lockedStatuses})`, locked.length > 0 && lockedRan === 0 && locked.every((s) => s.status === 503 || s.status === 409)),
+        check(
+          `${w.fault} — locked route fails closed (answers 503/409, never runs without the lock)`,
+          `ran ${lockedRan} of ${locked.length} (statuses ${lockedStatuses})`,
+          locked.length > 0 && lockedRan === 0 && locked.every((s) => s.status === 503 || s.status === 409),
+        ),
         check(`${w.fault} — normal within 2 s of Redis' return (lock granted, cache HIT)`, `${w.recoveryMs} ms`, w.recoveryMs <= 2000),
       );
     }
-    checks.unshift(check('the app process survives every outage', app.running ? 'alive' : `crashed: ${/\n(\w*Error: [^\n]*)\n\s*at ([^\n]*)/.exec(app.stderr)?.slice(1).join(' at ') ?? app.stderr.slice(-200)}`, app.running));
+    checks.unshift(
+      check(
+        'the app process survives every outage',
+        app.running
+          ? 'alive'
+          : `crashed: ${/\n(\w*Error: [^\n]*)\n\s*at ([^\n]*)/.exec(app.stderr)?.slice(1).join(' at ') ?? app.stderr.slice(-200)}`,
+        app.running,
+      ),
+    );
     const growth = during.heapUsed - heapBefore;
-    figures.heap = { before: mb(heapBefore), during: mb(during.heapUsed), offlineQueue: during.offlineQueue, commandQueue: during.commandQueue, status: during.status };
+    figures.heap = {
+      before: mb(heapBefore),
+      during: mb(during.heapUsed),
+      offlineQueue: during.offlineQueue,
+      commandQueue: during.commandQueue,
+      status: during.status,
+    };
     checks.push(
       check(
         `30 s outage under ${RATE} req/s: heap growth < 20 MB, no command in the offline queue`,

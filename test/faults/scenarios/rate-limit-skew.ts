@@ -18,7 +18,9 @@ export const rateLimitSkewScenario: Scenario = {
     const admin = new Redis(server.url);
     context.defer(() => admin.disconnect());
     const prefix = 'frl';
-    const workers = SKEWS_MS.map((skew) => new TsChild('test/fixtures/faults/skewed-limiter.ts', { REDIS_URL: server.url, KEY_PREFIX: prefix, SKEW_MS: String(skew) }));
+    const workers = SKEWS_MS.map(
+      (skew) => new TsChild('test/fixtures/faults/skewed-limiter.ts', { REDIS_URL: server.url, KEY_PREFIX: prefix, SKEW_MS: String(skew) }),
+    );
     workers.forEach((w) => context.defer(() => w.kill()));
     const clocks = await Promise.all(workers.map((w) => w.waitForLine(/^ready (\S+)$/, 60_000)));
     context.log(`app clocks: ${clocks.map((m) => m[1]).join(', ')}`);

@@ -53,9 +53,20 @@ export const secretsScenario: Scenario = {
       outcomes.push(`${label}: ${outcome}${outcome === expected ? '' : ` (expected ${expected})`}`);
     }
     const unexpected = outcomes.filter((o) => o.includes('expected'));
-    Object.assign(context.figures, { outcomes, hits, debugHits, capturedBytes: bytes, leaks: leaks.slice(0, 5), debugLeaks: debugLeaks.slice(0, 3) });
+    Object.assign(context.figures, {
+      outcomes,
+      hits,
+      debugHits,
+      capturedBytes: bytes,
+      leaks: leaks.slice(0, 5),
+      debugLeaks: debugLeaks.slice(0, 3),
+    });
     return [
-      check('wrong/missing credentials fail startup, right ones work (URL and options, ACL user)', unexpected.length ? unexpected.join('; ') : `${cases.length} of ${cases.length} as expected`, unexpected.length === 0),
+      check(
+        'wrong/missing credentials fail startup, right ones work (URL and options, ACL user)',
+        unexpected.length ? unexpected.join('; ') : `${cases.length} of ${cases.length} as expected`,
+        unexpected.length === 0,
+      ),
       check(
         'no password in library output: Nest logs, startup errors, error stacks and util.inspect (causes included)',
         `lines with a password ${hits} in ${Math.round(bytes / 1024)} KB captured${leaks.length ? `; e.g. …${leaks[0].slice(-160)}` : ''}`,

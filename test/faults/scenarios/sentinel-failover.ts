@@ -19,7 +19,10 @@ async function roles(t: SentinelTopology): Promise<{ master: RedisProcess; repli
 /** Waits until every sentinel names `port` as the master. */
 async function sentinelsAgree(t: SentinelTopology, port: number, timeoutMs: number): Promise<number> {
   return waitUntil(
-    async () => (await Promise.all(t.sentinels.map((s) => s.cli('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', t.masterName)))).every((a) => a.includes(String(port))),
+    async () =>
+      (await Promise.all(t.sentinels.map((s) => s.cli('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', t.masterName)))).every((a) =>
+        a.includes(String(port)),
+      ),
     timeoutMs,
     `sentinels to agree on master ${port}`,
   );
@@ -46,9 +49,21 @@ async function doubleGrantRun(context: ScenarioContext, waitReplicas: number): P
     const started = now();
     await t.sentinels[0].cli('SENTINEL', 'FAILOVER', t.masterName);
     await sentinelsAgree(t, before.replica.port, 30_000);
-    await waitUntil(() => probe.successes.some((s) => s > started + 50) && probe.resumedAfter(started).resumeMs !== Number.POSITIVE_INFINITY, 15_000, 'writes after the planned failover');
-    await waitUntil(async () => (await before.master.cli('INFO', 'replication')).includes('master_link_status:up'), 30_000, 'the old master to rejoin as a replica');
-    await waitUntil(async () => /slave0:.*state=online/.test(await before.replica.cli('INFO', 'replication')), 30_000, 'the old master to finish its resync');
+    await waitUntil(
+      () => probe.successes.some((s) => s > started + 50) && probe.resumedAfter(started).resumeMs !== Number.POSITIVE_INFINITY,
+      15_000,
+      'writes after the planned failover',
+    );
+    await waitUntil(
+      async () => (await before.master.cli('INFO', 'replication')).includes('master_link_status:up'),
+      30_000,
+      'the old master to rejoin as a replica',
+    );
+    await waitUntil(
+      async () => /slave0:.*state=online/.test(await before.replica.cli('INFO', 'replication')),
+      30_000,
+      'the old master to finish its resync',
+    );
     const admin = new Redis(before.replica.port);
     figures.planned = { ...probe.resumedAfter(started), ...(await probe.survivors(admin, started)) };
     admin.disconnect();
@@ -99,8 +114,23 @@ export const sentinelScenario: Scenario = {
     context.log(`with WAIT: ${JSON.stringify(waited)}`);
     context.figures.withoutWait = plain;
     context.figures.withWait = waited;
-    const planned = plain.planned as { resumeMs: number; failed: number; maxGapMs: number; lost: number; acked: number; durableAfterMs: number; lostUntilMs: number };
-    const unplanned = plain.unplanned as { resumeMs: number; failed: number; maxGapMs: number; promotedMs: number; lost: number; acked: number };
+    const planned = plain.planned as {
+      resumeMs: number;
+      failed: number;
+      maxGapMs: number;
+      lost: number;
+      acked: number;
+      durableAfterMs: number;
+      lostUntilMs: number;
+    };
+    const unplanned = plain.unplanned as {
+      resumeMs: number;
+      failed: number;
+      maxGapMs: number;
+      promotedMs: number;
+      lost: number;
+      acked: number;
+    };
     const unplannedWait = waited.unplanned as { resumeMs: number; promotedMs: number };
     const checks: Check[] = [
       check(

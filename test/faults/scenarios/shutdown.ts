@@ -101,7 +101,9 @@ function idAfter(a: string, b: string): boolean {
 async function lastDeliveredId(admin: Redis): Promise<string | undefined> {
   const groups = (await admin.call('XINFO', 'GROUPS', EVENTS_KEY)) as unknown[];
   for (const group of groups) {
-    const fields: Record<string, unknown> = Array.isArray(group) ? Object.fromEntries(Array.from({ length: group.length / 2 }, (_, i) => [group[2 * i], group[2 * i + 1]])) : (group as Record<string, unknown>);
+    const fields: Record<string, unknown> = Array.isArray(group)
+      ? Object.fromEntries(Array.from({ length: group.length / 2 }, (_, i) => [group[2 * i], group[2 * i + 1]]))
+      : (group as Record<string, unknown>);
     if (fields.name === GROUP) return String(fields['last-delivered-id']);
   }
   return undefined;
@@ -116,7 +118,12 @@ export const shutdownScenario: Scenario = {
     const admin = new Redis(server.url);
     context.defer(() => admin.disconnect());
     const port = await freePort();
-    const app = new TsChild('apps/sample-api/src/main.ts', { REDIS_URL: server.url, REDIS_KEY_PREFIX: PREFIX, PORT: String(port), SAMPLE_DB_LATENCY_MS: String(DB_LATENCY_MS) });
+    const app = new TsChild('apps/sample-api/src/main.ts', {
+      REDIS_URL: server.url,
+      REDIS_KEY_PREFIX: PREFIX,
+      PORT: String(port),
+      SAMPLE_DB_LATENCY_MS: String(DB_LATENCY_MS),
+    });
     context.defer(() => app.kill());
     await app.waitForLine(/listening on http:\/\/127\.0\.0\.1:\d+/, 30_000);
 
@@ -124,7 +131,9 @@ export const shutdownScenario: Scenario = {
     context.defer(() => load.stop());
     // Under load long enough for the consumer group to be reading and some payments to hold their locks.
     await pause(LOAD_BEFORE_SIGTERM_MS);
-    await waitUntil(async () => (await lastDeliveredId(admin)) !== '0-0', 5000, 'the consumer group to read events').catch(() => context.log('the consumer group had read nothing'));
+    await waitUntil(async () => (await lastDeliveredId(admin)) !== '0-0', 5000, 'the consumer group to read events').catch(() =>
+      context.log('the consumer group had read nothing'),
+    );
 
     const locksAtSignal = (await scanAll(admin, `${PREFIX}:lock:*`)).filter((k) => !k.endsWith(':fence')).length;
     const signalledAt = now();
@@ -160,7 +169,11 @@ export const shutdownScenario: Scenario = {
       requestsBeforeSignal: before.length,
       brokenBeforeSignal: beforeBroken,
       inFlightAtSignal: inFlight.length,
-      inFlightByRoute: { pay: inFlight.filter((r) => r.route === 'pay').length, product: inFlight.filter((r) => r.route === 'product').length, event: inFlight.filter((r) => r.route === 'event').length },
+      inFlightByRoute: {
+        pay: inFlight.filter((r) => r.route === 'pay').length,
+        product: inFlight.filter((r) => r.route === 'product').length,
+        event: inFlight.filter((r) => r.route === 'event').length,
+      },
       completed: completed.length,
       completedStatuses: [...new Set(completed.map((r) => r.status))],
       failed: failed.length,
@@ -171,7 +184,14 @@ export const shutdownScenario: Scenario = {
       exitMs,
       lockKeysAtSignal: locksAtSignal,
       lockKeysLeft: lockKeys.length,
-      events: { accepted: accepted.length, acknowledged, pending: stillPending.length, unread: unread.length, dropped: dropped.length, visitorsCountedHll: visitorsCounted },
+      events: {
+        accepted: accepted.length,
+        acknowledged,
+        pending: stillPending.length,
+        unread: unread.length,
+        dropped: dropped.length,
+        visitorsCountedHll: visitorsCounted,
+      },
     });
     if (code !== 0) context.log(`app output: ${app.stdout.slice(-1500)} ${app.stderr.slice(-1500)}`);
     return [
@@ -180,8 +200,16 @@ export const shutdownScenario: Scenario = {
         `in flight ${inFlight.length} (pay ${inFlight.filter((r) => r.route === 'pay').length}), completed ${completed.length}, failed ${failed.length}${failures.length ? ` (${failures.join('; ')})` : ''}; ${before.length - inFlight.length} answered before, ${beforeBroken} of all before the signal broken`,
         inFlight.length > 0 && failed.length === 0 && beforeBroken === 0,
       ),
-      check(`exit code 0 within the ${GRACE_MS / 1000} s grace period`, `exit code ${code} after ${exitMs} ms`, code === 0 && exitMs <= GRACE_MS),
-      check('0 lock keys left in Redis (SCAN of the lock prefix, fencing counters aside)', `${lockKeys.length} left (${locksAtSignal} held at the signal)`, lockKeys.length === 0),
+      check(
+        `exit code 0 within the ${GRACE_MS / 1000} s grace period`,
+        `exit code ${code} after ${exitMs} ms`,
+        code === 0 && exitMs <= GRACE_MS,
+      ),
+      check(
+        '0 lock keys left in Redis (SCAN of the lock prefix, fencing counters aside)',
+        `${lockKeys.length} left (${locksAtSignal} held at the signal)`,
+        lockKeys.length === 0,
+      ),
       check(
         'no stream entry lost: every event accepted is acknowledged, pending in the group or not read yet',
         `accepted ${accepted.length}: acknowledged ${acknowledged}, pending ${stillPending.length}, unread ${unread.length}, dropped ${dropped.length} (HLL of handled visitors ≈ ${visitorsCounted})`,

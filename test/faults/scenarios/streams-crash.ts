@@ -86,7 +86,9 @@ export const streamsCrashScenario: Scenario = {
       const started = now();
       for (let seq = 0; seq < ENTRIES && !context.signal.aborted; seq += PRODUCE_PER_TICK) {
         const ids = await Promise.all(
-          Array.from({ length: Math.min(PRODUCE_PER_TICK, ENTRIES - seq) }, (_, i) => streams.add(STREAM, seq + i === 0 ? { seq: 0, poison: 1 } : { seq: seq + i })),
+          Array.from({ length: Math.min(PRODUCE_PER_TICK, ENTRIES - seq) }, (_, i) =>
+            streams.add(STREAM, seq + i === 0 ? { seq: 0, poison: 1 } : { seq: seq + i }),
+          ),
         );
         ids.forEach((id, i) => produced.set(seq + i, id));
         const due = started + ((seq + PRODUCE_PER_TICK) / PRODUCE_PER_TICK) * TICK_MS;
@@ -95,7 +97,11 @@ export const streamsCrashScenario: Scenario = {
       producing = false;
     })();
 
-    await waitUntil(() => victim.lines.filter((line) => line.startsWith('handled ')).length >= KILL_AFTER_HANDLED, 20_000, `the victim to handle ${KILL_AFTER_HANDLED} entries`);
+    await waitUntil(
+      () => victim.lines.filter((line) => line.startsWith('handled ')).length >= KILL_AFTER_HANDLED,
+      20_000,
+      `the victim to handle ${KILL_AFTER_HANDLED} entries`,
+    );
     victim.signal('SIGKILL');
     await victim.exited;
     const killedAt = now();
@@ -104,7 +110,9 @@ export const streamsCrashScenario: Scenario = {
     const pendingAtKill = await pendingList(admin, key);
     const victimPending = new Set([...pendingAtKill].filter(([, consumer]) => consumer === 'victim').map(([id]) => id));
     const victimRun = tally(victim, 'victim');
-    context.log(`victim killed after ${victimRun.handled.length} handled; ${victimPending.size} entries pending on it; producer at ${producedAtKill}/${ENTRIES}`);
+    context.log(
+      `victim killed after ${victimRun.handled.length} handled; ${victimPending.size} entries pending on it; producer at ${producedAtKill}/${ENTRIES}`,
+    );
 
     const survivor = new TsChild('test/fixtures/faults/stream-consumer.ts', consumerEnv(server.url, 'survivor', SURVIVOR_CLAIM_IDLE_MS));
     context.defer(() => survivor.kill());
@@ -119,10 +127,14 @@ export const streamsCrashScenario: Scenario = {
       const seen = new Set([...victimRun.handled, ...tally(survivor, 'survivor').handled].map((h) => h.seq));
       return seen.size === ENTRIES - 1;
     };
-    await waitUntil(everySeqHandled, 20_000, 'every entry but the poison one to be handled').catch(() => context.log('not every entry was handled in time'));
-    await waitUntil(async () => (await admin.xlen(deadLetterKey)) > 0 && (await pendingList(admin, key)).size === 0, 10_000, 'the poison entry dead-lettered and an empty pending list').catch(() =>
-      context.log('the pending list did not drain'),
+    await waitUntil(everySeqHandled, 20_000, 'every entry but the poison one to be handled').catch(() =>
+      context.log('not every entry was handled in time'),
     );
+    await waitUntil(
+      async () => (await admin.xlen(deadLetterKey)) > 0 && (await pendingList(admin, key)).size === 0,
+      10_000,
+      'the poison entry dead-lettered and an empty pending list',
+    ).catch(() => context.log('the pending list did not drain'));
     // Anything still to come (a second dead-letter copy, a late duplicate) lands within a reclaim interval or two.
     await pause(2 * SURVIVOR_CLAIM_IDLE_MS);
     survivor.signal('SIGTERM');
@@ -135,7 +147,9 @@ export const streamsCrashScenario: Scenario = {
     const lost = [...produced.keys()].filter((seq) => seq !== poisonSeq && !calls.has(seq));
     const duplicates = [...calls.values()].reduce((sum, list) => sum + list.length - 1, 0);
     const handledUnacked = victimRun.handled.filter((h) => victimPending.has(produced.get(h.seq)!)).length;
-    const beyondInFlight = [...calls.entries()].filter(([seq, list]) => list.length > 1 && !(list.length === 2 && victimPending.has(produced.get(seq)!))).length;
+    const beyondInFlight = [...calls.entries()].filter(
+      ([seq, list]) => list.length > 1 && !(list.length === 2 && victimPending.has(produced.get(seq)!)),
+    ).length;
     const reprocessedAfterMs = await recovery;
     const pendingAtEnd = (await pendingList(admin, key)).size;
 
@@ -162,7 +176,13 @@ export const streamsCrashScenario: Scenario = {
       duplicatesBeyondInFlight: beyondInFlight,
       reprocessedAfterMs,
       pendingAtEnd,
-      poison: { attemptsVictim: victimRun.poison, attemptsSurvivor: survivorRun.poison, deadLetters: poisonLetters.length, deliveriesRecorded: lettered, otherDeadLetters: letters.length - poisonLetters.length },
+      poison: {
+        attemptsVictim: victimRun.poison,
+        attemptsSurvivor: survivorRun.poison,
+        deadLetters: poisonLetters.length,
+        deliveriesRecorded: lettered,
+        otherDeadLetters: letters.length - poisonLetters.length,
+      },
       killToEndMs: Math.round(now() - killedAt),
     });
     return [

@@ -27,7 +27,11 @@ class ProductsService {
     return `${query.q}:${query.page}:${limit ?? 'all'}:${this.loads}`;
   }
 
-  @Cacheable({ key: (n: number) => `count:${n}`, condition: (n: number) => n >= 0, unless: (result: number | null | undefined) => result === -1 })
+  @Cacheable({
+    key: (n: number) => `count:${n}`,
+    condition: (n: number) => n >= 0,
+    unless: (result: number | null | undefined) => result === -1,
+  })
   async count(n: number): Promise<number | null | undefined> {
     this.loads++;
     if (n === 99) return -1;
@@ -80,14 +84,17 @@ class ProductsController {
 
   @Post(':id')
   @Cacheable({ key: (id: string) => `http:post:${id}`, ttl: 30 })
-  async post(@Param('id') id: string): Promise<{ n: number }> {
+  async post(@Param('id') _id: string): Promise<{ n: number }> {
     this.handled++;
     return { n: this.handled };
   }
 
   @Get(':id/personal')
   @Cacheable({ key: (id: string) => `http:personal:${id}`, ttl: 30 })
-  async personal(@Param('id') id: string, @Res({ passthrough: true }) res: { cookie(name: string, value: string): void }): Promise<{ n: number }> {
+  async personal(
+    @Param('id') id: string,
+    @Res({ passthrough: true }) res: { cookie(name: string, value: string): void },
+  ): Promise<{ n: number }> {
     res.cookie('session', 'secret');
     this.handled++;
     return { n: this.handled };
@@ -178,7 +185,11 @@ describe.each<TopologyName>(['standalone', 'cluster'])('cache decorators on %s',
     expect(first.headers['x-cache']).toBe('MISS');
     const admin = rawClient(topology);
     try {
-      await waitFor(async () => (await admin.pttl(`${prefix}:cache:{http%3Astale%3As1}`)) <= 30_000, 5000, () => 'the entry to pass its fresh TTL');
+      await waitFor(
+        async () => (await admin.pttl(`${prefix}:cache:{http%3Astale%3As1}`)) <= 30_000,
+        5000,
+        () => 'the entry to pass its fresh TTL',
+      );
     } finally {
       admin.disconnect();
     }
@@ -186,10 +197,14 @@ describe.each<TopologyName>(['standalone', 'cluster'])('cache decorators on %s',
     expect(stale.headers['x-cache']).toBe('STALE');
     expect(stale.body).toEqual(first.body);
     let fresh = stale;
-    await waitFor(async () => {
-      fresh = await request(server).get('/products/s1/stale').expect(203);
-      return fresh.body.n !== first.body.n;
-    }, 5000, () => 'the background refresh to land');
+    await waitFor(
+      async () => {
+        fresh = await request(server).get('/products/s1/stale').expect(203);
+        return fresh.body.n !== first.body.n;
+      },
+      5000,
+      () => 'the background refresh to land',
+    );
     expect(fresh.body.n).toBeGreaterThan(first.body.n);
     expect(Reflect.getMetadata('doc', ProductsController.prototype.get)).toBe('below the route');
   });
@@ -237,7 +252,10 @@ describe('cache decorator options are checked at startup', () => {
     }).compile();
     const app = moduleRef.createNestApplication();
     try {
-      const error = await app.init().then(() => undefined, (e: unknown) => e);
+      const error = await app.init().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(InvalidOptionsError);
       expect((error as InvalidOptionsError).option).toBe(option);
     } finally {

@@ -101,7 +101,11 @@ describe('cache fails open when Redis is frozen (SIGSTOP) and resumes after SIGC
     }
 
     // No restart: once Redis answers again, caching resumes.
-    await waitFor(async () => (await cache.set('back', 'yes')) === true, 10_000, () => 'the cache to write again');
+    await waitFor(
+      async () => (await cache.set('back', 'yes')) === true,
+      10_000,
+      () => 'the cache to write again',
+    );
     expect(await cache.get('back')).toBe('yes');
     const n = calls;
     expect(await cache.wrap('k2', loader)).toBe(n + 1);

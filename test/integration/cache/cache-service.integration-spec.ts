@@ -1,7 +1,14 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Cluster, Redis } from 'ioredis';
-import { CacheSerializationError, CacheService, CacheValueTooLargeError, InvalidArgumentError, RedisConnections, RedisPatternsModule } from 'nestjs-redis-patterns';
+import {
+  CacheSerializationError,
+  CacheService,
+  CacheValueTooLargeError,
+  InvalidArgumentError,
+  RedisConnections,
+  RedisPatternsModule,
+} from 'nestjs-redis-patterns';
 import { connectionFor, keysWithoutTtl, rawClient, scanKeys, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
 
 describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on %s', (topology) => {
@@ -13,7 +20,13 @@ describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on %s', (to
   beforeAll(async () => {
     admin = rawClient(topology);
     const moduleRef = await Test.createTestingModule({
-      imports: [RedisPatternsModule.forRoot({ connection: connectionFor(topology), keyPrefix: prefix, cache: { defaultTtl: 30, maxValueBytes: 64 * 1024, lockTtlMs: 1000, lockWaitMs: 1000 } })],
+      imports: [
+        RedisPatternsModule.forRoot({
+          connection: connectionFor(topology),
+          keyPrefix: prefix,
+          cache: { defaultTtl: 30, maxValueBytes: 64 * 1024, lockTtlMs: 1000, lockWaitMs: 1000 },
+        }),
+      ],
     }).compile();
     app = moduleRef.createNestApplication();
     await app.init();
@@ -189,10 +202,14 @@ describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on %s', (to
   it('does not store a loader result when its tag was invalidated during the load (CACHE-6)', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const slow = cache.wrap('slow-load', async () => {
-      await gate;
-      return 'old';
-    }, { tags: ['slow'] });
+    const slow = cache.wrap(
+      'slow-load',
+      async () => {
+        await gate;
+        return 'old';
+      },
+      { tags: ['slow'] },
+    );
     await waitFor(async () => (await admin.exists(`${prefix}:cache:{slow-load}:lock`)) === 1, 5000);
     await cache.invalidateTags('slow');
     release();
@@ -291,7 +308,14 @@ describe('CacheService on a named connection', () => {
     const url = connectionFor('standalone') as string;
     const prefix = uniquePrefix('cache-named');
     const moduleRef = await Test.createTestingModule({
-      imports: [RedisPatternsModule.forRoot({ connection: url, connections: { cache: `${url}/3` }, keyPrefix: prefix, cache: { connection: 'cache' } })],
+      imports: [
+        RedisPatternsModule.forRoot({
+          connection: url,
+          connections: { cache: `${url}/3` },
+          keyPrefix: prefix,
+          cache: { connection: 'cache' },
+        }),
+      ],
     }).compile();
     const app = moduleRef.createNestApplication();
     await app.init();

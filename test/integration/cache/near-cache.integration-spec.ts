@@ -60,11 +60,15 @@ async function nearClientIds(admin: Redis | Cluster, prefix: string): Promise<Ar
  * write's invalidation message can arrive while that read is in flight, and such a read is discarded on purpose.
  */
 async function untilL1Hit(cache: CacheService, read: () => Promise<unknown>): Promise<void> {
-  await waitFor(async () => {
-    const hits = cache.nearStats().hits;
-    await read();
-    return cache.nearStats().hits === hits + 1;
-  }, 2000, () => 'no L1 hit');
+  await waitFor(
+    async () => {
+      const hits = cache.nearStats().hits;
+      await read();
+      return cache.nearStats().hits === hits + 1;
+    },
+    2000,
+    () => 'no L1 hit',
+  );
 }
 
 describe.each<TopologyName>(['standalone', 'cluster'])('near cache on %s', (topology) => {
@@ -106,18 +110,22 @@ describe.each<TopologyName>(['standalone', 'cluster'])('near cache on %s', (topo
     expect(await b.get('hello')).toEqual({ n: 1 });
   });
 
-  it('a write on one instance invalidates the other instance\'s L1', async () => {
+  it("a write on one instance invalidates the other instance's L1", async () => {
     for (const [i, key] of ['w1', 'w2', 'w3', 'w4', 'w5', 'w6'].entries()) {
       await a.set(key, `v1-${i}`, { ttl: 30 });
       expect(await b.get(key)).toBe(`v1-${i}`);
       expect(await b.get(key)).toBe(`v1-${i}`); // now from L1
       await a.set(key, `v2-${i}`, { ttl: 30 });
-      await waitFor(async () => (await b.get(key)) === `v2-${i}`, 2000, () => `instance b still serves the old ${key}`);
+      await waitFor(
+        async () => (await b.get(key)) === `v2-${i}`,
+        2000,
+        () => `instance b still serves the old ${key}`,
+      );
     }
     expect(b.nearStats().invalidations).toBeGreaterThanOrEqual(6);
   });
 
-  it('a delete and a tag invalidation on one instance invalidate the other instance\'s L1', async () => {
+  it("a delete and a tag invalidation on one instance invalidate the other instance's L1", async () => {
     let loads = 0;
     const loader = async () => ++loads;
     expect(await b.wrap('tagged', loader, { ttl: 30, tags: ['group'] })).toBe(1);

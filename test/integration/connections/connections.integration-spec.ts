@@ -12,7 +12,10 @@ class UsesRedis {
 async function clientNames(admin: Redis | Cluster): Promise<string[]> {
   const nodes = admin instanceof Cluster ? admin.nodes('master') : [admin];
   const lists = await Promise.all(nodes.map((node) => node.client('LIST') as Promise<string>));
-  return lists.flatMap((list) => list.split('\n')).map((line) => /name=(\S*)/.exec(line)?.[1] ?? '').filter(Boolean);
+  return lists
+    .flatMap((list) => list.split('\n'))
+    .map((line) => /name=(\S*)/.exec(line)?.[1] ?? '')
+    .filter(Boolean);
 }
 
 describe.each<TopologyName>(['standalone', 'cluster', 'sentinel'])('connections on %s', (topology) => {
@@ -62,7 +65,13 @@ describe.each<TopologyName>(['standalone', 'cluster', 'sentinel'])('shutdown on 
     const admin = rawClient(topology);
     const prefix = uniquePrefix(`close-${topology}`);
     const moduleRef = await Test.createTestingModule({
-      imports: [RedisPatternsModule.forRoot({ connection: connectionFor(topology), connections: { second: connectionFor(topology) }, keyPrefix: prefix })],
+      imports: [
+        RedisPatternsModule.forRoot({
+          connection: connectionFor(topology),
+          connections: { second: connectionFor(topology) },
+          keyPrefix: prefix,
+        }),
+      ],
     }).compile();
     const app = moduleRef.createNestApplication();
     await app.init();
@@ -77,7 +86,11 @@ describe.each<TopologyName>(['standalone', 'cluster', 'sentinel'])('shutdown on 
     expect(['end', 'close']).toContain(connections.get().status);
     expect(['end', 'close']).toContain(dedicated.status);
     try {
-      await waitFor(async () => ours(await clientNames(admin)).length === 0, 5000, () => 'no redis-patterns connection in CLIENT LIST');
+      await waitFor(
+        async () => ours(await clientNames(admin)).length === 0,
+        5000,
+        () => 'no redis-patterns connection in CLIENT LIST',
+      );
     } finally {
       admin.disconnect();
     }

@@ -56,12 +56,20 @@ describe('a frozen server (SIGSTOP)', () => {
     const load = Array.from({ length: 500 }, () => redis.get('k').catch((error: Error) => error.message));
     expect(new Set(await Promise.all(load)).size).toBeGreaterThan(0);
     // The watchdog misses two PINGs and drops the connection: nothing stays queued on the frozen socket.
-    await waitFor(() => redis.status !== 'ready' && redis.commandQueue.length === 0, 3000, () => `the connection to be dropped (${redis.status}, ${redis.commandQueue.length} awaiting a reply)`);
+    await waitFor(
+      () => redis.status !== 'ready' && redis.commandQueue.length === 0,
+      3000,
+      () => `the connection to be dropped (${redis.status}, ${redis.commandQueue.length} awaiting a reply)`,
+    );
     const started = Date.now();
     await expect(redis.get('k')).rejects.toThrow();
     expect(Date.now() - started).toBeLessThan(100);
     server.server.resume();
-    await waitFor(async () => (await redis.get('k').catch(() => null)) === 'v', 5000, () => 'reads to work again after SIGCONT');
+    await waitFor(
+      async () => (await redis.get('k').catch(() => null)) === 'v',
+      5000,
+      () => 'reads to work again after SIGCONT',
+    );
   });
 });
 
@@ -72,7 +80,9 @@ describe('Sentinel failover', () => {
   beforeAll(async () => {
     topology = await startSentinel(mkdtempSync(join(tmpdir(), 'rp-failover-')));
     nest = await app({
-      connection: { sentinel: { sentinels: topology.sentinels.map((s) => ({ host: '127.0.0.1', port: s.port })), name: topology.masterName } },
+      connection: {
+        sentinel: { sentinels: topology.sentinels.map((s) => ({ host: '127.0.0.1', port: s.port })), name: topology.masterName },
+      },
       keyPrefix: uniquePrefix('failover'),
     });
   }, 60_000);
@@ -91,7 +101,13 @@ describe('Sentinel failover', () => {
     const writer = (async () => {
       for (let i = 0; writing; i++) {
         const key = `w:${i}`;
-        if (await redis.set(key, '1', 'PX', 120_000).then(() => true, () => false)) acknowledged.push(key);
+        if (
+          await redis.set(key, '1', 'PX', 120_000).then(
+            () => true,
+            () => false,
+          )
+        )
+          acknowledged.push(key);
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     })();
@@ -100,10 +116,18 @@ describe('Sentinel failover', () => {
     try {
       await topology.sentinels[0].cli('SENTINEL', 'FAILOVER', topology.masterName);
       // The old master keeps answering as a master for ~10 s; only +switch-master makes the client move this early.
-      await waitFor(async () => (await port().catch(() => 0)) === topology.replica.port, 8000, () => 'the client to reach the new master');
+      await waitFor(
+        async () => (await port().catch(() => 0)) === topology.replica.port,
+        8000,
+        () => 'the client to reach the new master',
+      );
       switchedAfterMs = Date.now() - started;
       const countAtSwitch = acknowledged.length;
-      await waitFor(() => acknowledged.length > countAtSwitch + 20, 5000, () => 'writes to resume on the new master');
+      await waitFor(
+        () => acknowledged.length > countAtSwitch + 20,
+        5000,
+        () => 'writes to resume on the new master',
+      );
     } finally {
       writing = false;
       await writer;

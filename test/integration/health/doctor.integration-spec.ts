@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Cluster, Redis } from 'ioredis';
+import { type Cluster, Redis } from 'ioredis';
 import { formatReport, runDoctor, SessionStore, type DoctorReport } from 'nestjs-redis-patterns';
 import { lockSelfTest } from '../../../libs/redis-patterns/src/health/doctor/lock-self-test';
 import { startApp } from '../structures/structures-app';
@@ -31,12 +31,20 @@ describe('doctor on the shared standalone server', () => {
     }
     const report = await runDoctor({ url, keyPrefix: prefix });
     expect(report.checks.map((c) => c.name)).toEqual([
-      'connectivity', 'dbsize-memory', 'eviction-policy', 'keys-without-ttl', 'lock-contention', 'lock-negative-control',
+      'connectivity',
+      'dbsize-memory',
+      'eviction-policy',
+      'keys-without-ttl',
+      'lock-contention',
+      'lock-negative-control',
     ]);
     expect(byName(report, 'connectivity')).toMatchObject({ status: 'pass', reason: expect.stringMatching(/^PONG in .* from Redis \d/) });
     expect(byName(report, 'dbsize-memory').reason).toMatch(/dbsize \d+, used_memory .*, maxmemory/);
     expect(byName(report, 'keys-without-ttl')).toMatchObject({ status: 'pass', reason: expect.stringContaining('20 keys') });
-    expect(byName(report, 'lock-contention')).toMatchObject({ status: 'pass', reason: expect.stringMatching(/second refused, PTTL \d+ ≤ 5000/) });
+    expect(byName(report, 'lock-contention')).toMatchObject({
+      status: 'pass',
+      reason: expect.stringMatching(/second refused, PTTL \d+ ≤ 5000/),
+    });
     expect(byName(report, 'lock-negative-control').status).toBe('pass');
     expect(report.exitCode).toBe(0);
     // The self-test cleaned up after itself.
@@ -101,7 +109,10 @@ describe('doctor against servers of its own', () => {
 
   it('reports NOAUTH as "authentication required", never as down, and never prints the password', async () => {
     const noauth = await runDoctor({ url: server.url });
-    expect(byName(noauth, 'connectivity')).toMatchObject({ status: 'fail', reason: expect.stringMatching(/^authentication required \(NOAUTH\)/) });
+    expect(byName(noauth, 'connectivity')).toMatchObject({
+      status: 'fail',
+      reason: expect.stringMatching(/^authentication required \(NOAUTH\)/),
+    });
     expect(noauth.exitCode).toBe(1);
     const wrong = await runDoctor({ url: server.url.replace('redis://', 'redis://:wrong-secret-pw@') });
     expect(byName(wrong, 'connectivity').reason).toMatch(/^authentication failed/);

@@ -68,7 +68,10 @@ describe('RedisPatternsHealthIndicator with a failing connection', () => {
     expect(side.memoryRatio).toBeGreaterThan(0);
     expect(side.memoryRatio).toBeLessThan(1);
     const strict = await health.check('redis', { connections: ['side'], maxMemoryRatio: 0.0001 });
-    expect(strict.redis).toMatchObject({ status: 'down', connections: { side: { status: 'down', error: expect.stringContaining('maxmemory') } } });
+    expect(strict.redis).toMatchObject({
+      status: 'down',
+      connections: { side: { status: 'down', error: expect.stringContaining('maxmemory') } },
+    });
   });
 
   it('reports a dead connection down (without throwing from check) and throws a terminus-style error from isHealthy', async () => {

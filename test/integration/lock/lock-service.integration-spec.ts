@@ -1,13 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { INestApplication } from '@nestjs/common';
 import { Cluster, type Redis } from 'ioredis';
-import {
-  InvalidArgumentError,
-  InvalidOptionsError,
-  LockLostError,
-  LockNotAcquiredError,
-  LockService,
-} from 'nestjs-redis-patterns';
+import { InvalidArgumentError, InvalidOptionsError, LockLostError, LockNotAcquiredError, LockService } from 'nestjs-redis-patterns';
 // Internals the spec checks the key layout with, by relative path (they are not part of the package's surface).
 import { KeyBuilder } from '../../../libs/redis-patterns/src/core/keys/key-builder';
 import { lockKeys } from '../../../libs/redis-patterns/src/lock/lock-keys';

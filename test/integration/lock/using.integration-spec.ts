@@ -109,7 +109,11 @@ describe.each<TopologyName>(['standalone', 'cluster'])('LockService.using on %s'
 describe('using() at application shutdown', () => {
   it('lets running work finish within shutdownTimeoutMs, aborts what remains, and releases every lock', async () => {
     const admin = rawClient('standalone');
-    const app = await startLockApp({ connection: connectionFor('standalone'), keyPrefix: uniquePrefix('using-close'), shutdownTimeoutMs: 300 });
+    const app = await startLockApp({
+      connection: connectionFor('standalone'),
+      keyPrefix: uniquePrefix('using-close'),
+      shutdownTimeoutMs: 300,
+    });
     const locks = app.get(LockService);
     let closed = false;
     try {

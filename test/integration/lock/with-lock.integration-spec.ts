@@ -170,7 +170,10 @@ describe('LockService.current inside @WithLock', () => {
   }
 
   it('exposes the held lock (and its fencing token) to the decorated method, and nothing outside it', async () => {
-    const app = await startLockApp({ connection: connectionFor('standalone'), keyPrefix: uniquePrefix('current') }, { providers: [Ledger] });
+    const app = await startLockApp(
+      { connection: connectionFor('standalone'), keyPrefix: uniquePrefix('current') },
+      { providers: [Ledger] },
+    );
     try {
       const ledger = app.get(Ledger);
       const first = await ledger.write();

@@ -45,7 +45,11 @@ describe.each<TopologyName>(['standalone', 'cluster'])('PubSubService on %s', (t
     // PUBLISH counts subscribers connected to the node that took it; on a cluster ours may sit on another node.
     const expected = topology === 'standalone' ? [1] : [0, 1];
     expect(counts.every((n) => expected.includes(n))).toBe(true);
-    await waitFor(() => got.length === 500, 5000, () => `500 messages, got ${got.length}`);
+    await waitFor(
+      () => got.length === 500,
+      5000,
+      () => `500 messages, got ${got.length}`,
+    );
     expect(got).toEqual(Array.from({ length: 500 }, (_, seq) => seq));
     await sub.unsubscribe();
   });
@@ -136,7 +140,11 @@ describe.each<TopologyName>(['standalone', 'cluster'])('PubSubService on %s', (t
       const replies = await Promise.all(nodes.map((node) => node.pubsub('NUMSUB', `${prefix}:pubsub:shared`) as Promise<[string, number]>));
       return replies.reduce((sum, reply) => sum + Number(reply[1]), 0);
     };
-    await waitFor(async () => (await numsub()) === 0, 5000, () => 'no subscriber left on the raw channel');
+    await waitFor(
+      async () => (await numsub()) === 0,
+      5000,
+      () => 'no subscriber left on the raw channel',
+    );
     expect(await pubsub.publish('shared', 3)).toBe(0);
     expect(second).toEqual([1, 2]);
   });
@@ -157,7 +165,11 @@ describe.each<TopologyName>(['standalone', 'cluster'])('PubSubService on %s', (t
       fast.push(n);
     });
     for (let i = 0; i < 50; i++) await pubsub.publish('mixed', i);
-    await waitFor(() => fast.length === 50, 5000, () => `fast handler got ${fast.length}`);
+    await waitFor(
+      () => fast.length === 50,
+      5000,
+      () => `fast handler got ${fast.length}`,
+    );
     expect(slow).toEqual([]);
     release();
     await waitFor(() => slow.length === 50, 5000);
@@ -189,7 +201,9 @@ describe('PubSubService shutdown', () => {
     const admin = rawClient('standalone') as Redis;
     try {
       await app.get(PubSubService).subscribe('x', () => undefined);
-      const pubsubClients = async () => ((await admin.client('LIST')) as string).split('\n').filter((l) => l.includes(`name=redis-patterns:${prefix}:default:pubsub`)).length;
+      const pubsubClients = async () =>
+        ((await admin.client('LIST')) as string).split('\n').filter((l) => l.includes(`name=redis-patterns:${prefix}:default:pubsub`))
+          .length;
       expect(await pubsubClients()).toBe(1);
       await app.close();
       await waitFor(async () => (await pubsubClients()) === 0, 5000);

@@ -57,7 +57,11 @@ describe.each<TopologyName>(['standalone', 'cluster'])('@StreamConsumer on %s', 
     await closing;
     expect(billing.handled).toContain('last');
     expect(await pendingCount(raw, `${prefix}:stream:invoices`, 'billing')).toBe(0);
-    await waitFor(async () => !(await clientNames(raw)).some((name) => name.includes('stream:billing:billing-1')), 5000, () => 'the reader connection closed');
+    await waitFor(
+      async () => !(await clientNames(raw)).some((name) => name.includes('stream:billing:billing-1')),
+      5000,
+      () => 'the reader connection closed',
+    );
   });
 });
 

@@ -14,11 +14,15 @@ const HANG_AFTER = 30;
 
 /** Starts the fixture consumer process; collects the seqs it reports as handled. */
 function startVictim(env: Record<string, string>): { child: ChildProcess; handled: Set<string>; lines: string[] } {
-  const child = spawn(process.execPath, ['-r', join(ROOT, 'scripts/register-ts.js'), join(ROOT, 'test/fixtures/messaging/crash-consumer.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['-r', join(ROOT, 'scripts/register-ts.js'), join(ROOT, 'test/fixtures/messaging/crash-consumer.ts')],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const handled = new Set<string>();
   const lines: string[] = [];
   let buffer = '';
@@ -69,7 +73,11 @@ describe.each<TopologyName>(['standalone', 'cluster'])('Streams at-least-once ac
       HANG_AFTER: String(HANG_AFTER),
     });
     victim = run.child;
-    await waitFor(() => run.lines.includes('hanging'), 20_000, () => `the victim to hang mid-batch; output: ${run.lines.join(' | ')}`);
+    await waitFor(
+      () => run.lines.includes('hanging'),
+      20_000,
+      () => `the victim to hang mid-batch; output: ${run.lines.join(' | ')}`,
+    );
     expect(run.handled.size).toBe(HANG_AFTER);
     const exited = new Promise((resolve) => victim!.once('exit', resolve));
     victim.kill('SIGKILL');
@@ -93,8 +101,16 @@ describe.each<TopologyName>(['standalone', 'cluster'])('Streams at-least-once ac
     });
     const all = Array.from({ length: TOTAL }, (_, seq) => String(seq));
     const processed = () => new Set([...run.handled, ...survivorSeen.keys()]);
-    await waitFor(() => processed().size === TOTAL, 20_000, () => `every entry processed, got ${processed().size}`);
-    await waitFor(async () => (await pendingCount(raw, streams.keyOf('orders'), 'billing')) === 0, 10_000, () => 'an empty pending list');
+    await waitFor(
+      () => processed().size === TOTAL,
+      20_000,
+      () => `every entry processed, got ${processed().size}`,
+    );
+    await waitFor(
+      async () => (await pendingCount(raw, streams.keyOf('orders'), 'billing')) === 0,
+      10_000,
+      () => 'an empty pending list',
+    );
     await survivor.stop();
 
     const neverProcessed = all.filter((seq) => !processed().has(seq));

@@ -20,5 +20,8 @@ export async function readAll(raw: Redis | Cluster, key: string): Promise<Array<
 export async function clientNames(raw: Redis | Cluster): Promise<string[]> {
   const nodes = raw instanceof Cluster ? raw.nodes('master') : [raw];
   const lists = await Promise.all(nodes.map((node) => node.client('LIST') as Promise<string>));
-  return lists.flatMap((list) => list.split('\n')).map((line) => /name=(\S*)/.exec(line)?.[1] ?? '').filter(Boolean);
+  return lists
+    .flatMap((list) => list.split('\n'))
+    .map((line) => /name=(\S*)/.exec(line)?.[1] ?? '')
+    .filter(Boolean);
 }

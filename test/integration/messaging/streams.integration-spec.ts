@@ -31,7 +31,8 @@ describe.each<TopologyName>(['standalone', 'cluster'])('StreamsService on %s', (
     expect(id).toMatch(/^\d+-\d+$/);
     expect(streams.keyOf('capped')).toBe(`${prefix}:stream:capped`);
     expect(await readAll(raw, `${prefix}:stream:capped`)).toEqual([{ id, fields: { n: '1', text: 'a b' } }]);
-    for (let i = 0; i < 30; i++) await Promise.all(Array.from({ length: 100 }, (_, j) => streams.add('capped', { n: i * 100 + j }, { maxLen: 100 })));
+    for (let i = 0; i < 30; i++)
+      await Promise.all(Array.from({ length: 100 }, (_, j) => streams.add('capped', { n: i * 100 + j }, { maxLen: 100 })));
     const length = await raw.xlen(`${prefix}:stream:capped`);
     expect(length).toBeGreaterThanOrEqual(100);
     expect(length).toBeLessThan(500);
@@ -45,12 +46,22 @@ describe.each<TopologyName>(['standalone', 'cluster'])('StreamsService on %s', (
     const handler = (message: StreamMessage): void => {
       seen.set(message.fields.seq, (seen.get(message.fields.seq) ?? 0) + 1);
     };
-    const consumers = [1, 2, 3].map((i) => streams.consume({ stream: 'work', group: 'g', consumer: `c${i}`, handler, batchSize: 20, concurrency: 4 }));
+    const consumers = [1, 2, 3].map((i) =>
+      streams.consume({ stream: 'work', group: 'g', consumer: `c${i}`, handler, batchSize: 20, concurrency: 4 }),
+    );
     await Promise.all(consumers.map((c) => c.ready));
     await Promise.all(Array.from({ length: 1000 }, (_, seq) => streams.add('work', { seq })));
-    await waitFor(() => seen.size === 1000, 10_000, () => `1000 distinct entries, got ${seen.size}`);
+    await waitFor(
+      () => seen.size === 1000,
+      10_000,
+      () => `1000 distinct entries, got ${seen.size}`,
+    );
     expect([...seen.values()].every((count) => count === 1)).toBe(true);
-    await waitFor(async () => (await pendingCount(raw, `${prefix}:stream:work`, 'g')) === 0, 5000, () => 'an empty pending list');
+    await waitFor(
+      async () => (await pendingCount(raw, `${prefix}:stream:work`, 'g')) === 0,
+      5000,
+      () => 'an empty pending list',
+    );
     // Work was shared: every consumer handled some of it.
     expect(consumers.every((c) => c.stats.processed > 0)).toBe(true);
     await Promise.all(consumers.map((c) => c.stop()));
@@ -76,7 +87,11 @@ describe.each<TopologyName>(['standalone', 'cluster'])('StreamsService on %s', (
     });
     await consumer.ready;
     await Promise.all(Array.from({ length: 60 }, (_, i) => streams.add('bounded work', { i })));
-    await waitFor(() => done === 60, 10_000, () => `60 handled, got ${done}`);
+    await waitFor(
+      () => done === 60,
+      10_000,
+      () => `60 handled, got ${done}`,
+    );
     expect(maxActive).toBe(3);
     await consumer.stop();
   });
@@ -105,12 +120,22 @@ describe.each<TopologyName>(['standalone', 'cluster'])('StreamsService on %s', (
     await consumer.ready;
     const badId = await streams.add('poison', { kind: 'bad' });
     await streams.add('poison', { kind: 'good' });
-    await waitFor(async () => (await raw.xlen(`${prefix}:stream:poison.dlq`)) === 1, 10_000, () => 'one dead-letter entry');
+    await waitFor(
+      async () => (await raw.xlen(`${prefix}:stream:poison.dlq`)) === 1,
+      10_000,
+      () => 'one dead-letter entry',
+    );
     await waitFor(async () => (await pendingCount(raw, `${prefix}:stream:poison`, 'g')) === 0, 5000);
     expect(calls.get('bad')).toEqual([1, 2, 3]);
     expect(calls.get('good')).toEqual([1]);
     const [letter] = await readAll(raw, `${prefix}:stream:poison.dlq`);
-    expect(letter.fields).toMatchObject({ sourceId: badId, sourceStream: 'poison', group: 'g', deliveries: '3', error: 'Error: cannot parse order' });
+    expect(letter.fields).toMatchObject({
+      sourceId: badId,
+      sourceStream: 'poison',
+      group: 'g',
+      deliveries: '3',
+      error: 'Error: cannot parse order',
+    });
     expect(JSON.parse(letter.fields.fields)).toEqual({ kind: 'bad' });
     expect(consumer.stats).toMatchObject({ deadLettered: 1, failed: 3, processed: 1 });
     // Acknowledged once dead-lettered: a later consumer of the group (reclaiming everything idle) never sees it.
@@ -200,7 +225,13 @@ describe.each<TopologyName>(['standalone', 'cluster'])('StreamsService on %s', (
   });
 
   it('stop() gives up on a hung handler at stopTimeoutMs; another consumer then reclaims the entry', async () => {
-    const consumer = streams.consume({ stream: 'hung', group: 'g', consumer: 'stuck', stopTimeoutMs: 200, handler: () => new Promise(() => undefined) });
+    const consumer = streams.consume({
+      stream: 'hung',
+      group: 'g',
+      consumer: 'stuck',
+      stopTimeoutMs: 200,
+      handler: () => new Promise(() => undefined),
+    });
     await consumer.ready;
     await streams.add('hung', { job: 'x' });
     await waitFor(async () => (await pendingCount(raw, `${prefix}:stream:hung`, 'g')) === 1, 5000);
@@ -208,7 +239,13 @@ describe.each<TopologyName>(['standalone', 'cluster'])('StreamsService on %s', (
     await consumer.stop();
     expect(Date.now() - started).toBeLessThan(2000);
     const got: StreamMessage[] = [];
-    const rescuer = streams.consume({ stream: 'hung', group: 'g', consumer: 'rescuer', claimIdleMs: 200, handler: (m) => void got.push(m) });
+    const rescuer = streams.consume({
+      stream: 'hung',
+      group: 'g',
+      consumer: 'rescuer',
+      claimIdleMs: 200,
+      handler: (m) => void got.push(m),
+    });
     await waitFor(() => got.length === 1, 5000);
     expect(got[0]).toMatchObject({ fields: { job: 'x' }, deliveries: 2 });
     await waitFor(async () => (await pendingCount(raw, `${prefix}:stream:hung`, 'g')) === 0, 5000);
@@ -222,8 +259,18 @@ describe.each<TopologyName>(['standalone', 'cluster'])('StreamsService on %s', (
     // A previous life of "worker-1" read 20 entries and died before acknowledging them.
     await raw.call('XREADGROUP', 'GROUP', 'g', 'worker-1', 'COUNT', 20, 'STREAMS', key, '>');
     const got: StreamMessage[] = [];
-    const consumer = streams.consume({ stream: 'own', group: 'g', consumer: 'worker-1', claimIdleMs: 60_000, handler: (m) => void got.push(m) });
-    await waitFor(() => got.length === 20, 5000, () => `20 own pending entries, got ${got.length}`);
+    const consumer = streams.consume({
+      stream: 'own',
+      group: 'g',
+      consumer: 'worker-1',
+      claimIdleMs: 60_000,
+      handler: (m) => void got.push(m),
+    });
+    await waitFor(
+      () => got.length === 20,
+      5000,
+      () => `20 own pending entries, got ${got.length}`,
+    );
     expect(got.every((m) => m.deliveries === 2)).toBe(true);
     await waitFor(async () => (await pendingCount(raw, key, 'g')) === 0, 5000);
     await consumer.stop();

@@ -35,15 +35,18 @@ describe.each<TopologyName>(['standalone', 'cluster'])('RateLimiterService on %s
 
   afterEach(() => jest.restoreAllMocks());
 
-  it.each(EXACT.map((p) => [p.algorithm, p] as const))('%s: 300 concurrent calls from 3 instances allow exactly the limit', async (_, policy) => {
-    const key = `exact-${policy.algorithm}`;
-    const decisions = await Promise.all(Array.from({ length: 300 }, (_, i) => limiters[i % 3].consume(key, policy)));
-    expect(decisions.filter((d) => d.allowed)).toHaveLength(100);
-    expect(decisions.every((d) => d.source === 'redis')).toBe(true);
-    const denied = decisions.find((d) => !d.allowed)!;
-    expect(denied.remaining).toBe(0);
-    expect(denied.retryAfterMs).toBeGreaterThan(0);
-  });
+  it.each(EXACT.map((p) => [p.algorithm, p] as const))(
+    '%s: 300 concurrent calls from 3 instances allow exactly the limit',
+    async (_, policy) => {
+      const key = `exact-${policy.algorithm}`;
+      const decisions = await Promise.all(Array.from({ length: 300 }, (_, i) => limiters[i % 3].consume(key, policy)));
+      expect(decisions.filter((d) => d.allowed)).toHaveLength(100);
+      expect(decisions.every((d) => d.source === 'redis')).toBe(true);
+      const denied = decisions.find((d) => !d.allowed)!;
+      expect(denied.remaining).toBe(0);
+      expect(denied.retryAfterMs).toBeGreaterThan(0);
+    },
+  );
 
   it('gcra: a burst is counted exactly even where the emission interval is no exact float (6561 per day)', async () => {
     // 86_400_000 / 6561 ms per unit: a theoretical arrival time near 1.8e12 ms added up 6561 times drifts by a
@@ -187,7 +190,14 @@ describe.each<TopologyName>(['standalone', 'cluster'])('RateLimiterService on %s
     [{ algorithm: 'leaky-bucket', limit: 5, windowMs: 1000 }, undefined, 'policy.algorithm'],
     [{ algorithm: 'token-bucket', capacity: 5, refillPerSecond: 0 }, undefined, 'policy.refillPerSecond'],
     [{ algorithm: 'gcra', limit: 5, periodMs: 1000, burst: 0 }, undefined, 'policy.burst'],
-    [[{ algorithm: 'fixed-window', limit: 5, windowMs: 1000 }, { algorithm: 'gcra', limit: 5, periodMs: 0 }], undefined, 'policy[1].periodMs'],
+    [
+      [
+        { algorithm: 'fixed-window', limit: 5, windowMs: 1000 },
+        { algorithm: 'gcra', limit: 5, periodMs: 0 },
+      ],
+      undefined,
+      'policy[1].periodMs',
+    ],
     [{ algorithm: 'fixed-window', limit: 5, windowMs: 1000 }, 1.5, 'cost'],
     [{ algorithm: 'token-bucket', capacity: 5, refillPerSecond: 1 }, -1, 'cost'],
   ])('rejects %j (cost %s) naming %s, writing nothing', async (policy, cost, field) => {

@@ -36,7 +36,12 @@ class LimitedController {
     return { ok: true };
   }
 
-  @RateLimit({ algorithm: 'gcra', limit: 2, periodMs: MINUTE, key: (req: { headers: Record<string, string> }) => req.headers['x-user'] ?? 'anonymous' })
+  @RateLimit({
+    algorithm: 'gcra',
+    limit: 2,
+    periodMs: MINUTE,
+    key: (req: { headers: Record<string, string> }) => req.headers['x-user'] ?? 'anonymous',
+  })
   @Get('per-user')
   perUser() {
     return { ok: true };
@@ -177,7 +182,10 @@ describe('@RateLimit with invalid options', () => {
         return 1;
       }
     }
-    const error = await startApp({ connection: connectionFor('standalone'), keyPrefix: uniquePrefix('rlbad') }, { controllers: [BadController] }).catch((e: unknown) => e);
+    const error = await startApp(
+      { connection: connectionFor('standalone'), keyPrefix: uniquePrefix('rlbad') },
+      { controllers: [BadController] },
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidOptionsError);
     expect((error as InvalidOptionsError).option).toBe('@RateLimit(BadController.handler).policy.limit');
   });
@@ -188,7 +196,10 @@ describe('@RateLimit with invalid options', () => {
       @RateLimit({ algorithm: 'sliding-window', limit: 3, windowMs: 1000, cost: 0.5 })
       async run() {}
     }
-    const error = await startApp({ connection: connectionFor('standalone'), keyPrefix: uniquePrefix('rlbad') }, { providers: [BadProvider] }).catch((e: unknown) => e);
+    const error = await startApp(
+      { connection: connectionFor('standalone'), keyPrefix: uniquePrefix('rlbad') },
+      { providers: [BadProvider] },
+    ).catch((e: unknown) => e);
     expect((error as InvalidOptionsError).option).toBe('@RateLimit(BadProvider.run).cost');
 
     @Controller('bad-class')
@@ -199,7 +210,10 @@ describe('@RateLimit with invalid options', () => {
         return 1;
       }
     }
-    const classError = await startApp({ connection: connectionFor('standalone'), keyPrefix: uniquePrefix('rlbad') }, { controllers: [BadClassController] }).catch((e: unknown) => e);
+    const classError = await startApp(
+      { connection: connectionFor('standalone'), keyPrefix: uniquePrefix('rlbad') },
+      { controllers: [BadClassController] },
+    ).catch((e: unknown) => e);
     expect((classError as InvalidOptionsError).option).toBe('@RateLimit(BadClassController).policy.capacity');
   });
 });

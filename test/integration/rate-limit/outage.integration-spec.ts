@@ -41,7 +41,10 @@ describe('rate limiting while Redis is frozen (SIGSTOP)', () => {
   beforeAll(async () => {
     server = await privateServer();
     admin = new Redis(server.url, { maxRetriesPerRequest: 1 });
-    app = await startApp({ connection: server.url, keyPrefix: prefix, commandTimeoutMs: TIMEOUT_MS }, { controllers: [OutageController], http: true });
+    app = await startApp(
+      { connection: server.url, keyPrefix: prefix, commandTimeoutMs: TIMEOUT_MS },
+      { controllers: [OutageController], http: true },
+    );
     limiter = app.get(RateLimiterService);
     // Spend one unit while Redis is up: the count Redis holds before the outage.
     expect((await limiter.consume('counted', policy)).remaining).toBe(2);
@@ -88,7 +91,11 @@ describe('rate limiting while Redis is frozen (SIGSTOP)', () => {
 
   it('returns to Redis when it answers again, and replays nothing decided during the outage', async () => {
     server.server.resume();
-    await waitFor(async () => (await limiter.consume('probe', policy)).source === 'redis', 5000, () => 'Redis-backed decisions');
+    await waitFor(
+      async () => (await limiter.consume('probe', policy)).source === 'redis',
+      5000,
+      () => 'Redis-backed decisions',
+    );
     // Redis holds the unit spent before the outage plus at most the one call in flight when it froze; the 20 calls
     // decided while the breaker was open never reached it.
     const count = Number(await admin.get(`${prefix}:rl:{counted}:fw:3:60000`));

@@ -76,7 +76,12 @@ describe.each<TopologyName>(['standalone', 'cluster'])('single-policy scripts on
         runBatched(client, multiFixedWindowScript, mine, [cost, '', ...args]),
         runBatched(client, CONSUME_SCRIPT, reference, [cost, '', ...args]),
       ]);
-      expect([`step ${step} cost ${cost}`, got[0], got[1], got[4]]).toEqual([`step ${step} cost ${cost}`, expected[0], expected[1], expected[4]]);
+      expect([`step ${step} cost ${cost}`, got[0], got[1], got[4]]).toEqual([
+        `step ${step} cost ${cost}`,
+        expected[0],
+        expected[1],
+        expected[4],
+      ]);
       for (const i of [2, 3, 5, 6]) expect(Math.abs(got[i] - expected[i])).toBeLessThanOrEqual(50);
     }
     expect(await client.mget(...mine)).toEqual(await client.mget(...reference));

@@ -48,7 +48,11 @@ describe.each(STRUCTURE_TOPOLOGIES)('Leaderboard on %s', (topology) => {
     expect(await board.rank('ranks', 'fay')).toBe(6);
     expect(await board.rank('ranks', 'nobody')).toBeNull();
     expect(await board.score('ranks', 'dan')).toBe(30);
-    expect((await board.around('ranks', 'dan', 1)).map((e) => [e.member, e.rank])).toEqual([['bob', 3], ['dan', 4], ['eve', 5]]);
+    expect((await board.around('ranks', 'dan', 1)).map((e) => [e.member, e.rank])).toEqual([
+      ['bob', 3],
+      ['dan', 4],
+      ['eve', 5],
+    ]);
     expect((await board.around('ranks', 'ann', 2)).map((e) => e.rank)).toEqual([1, 2, 3]);
     expect(await board.around('ranks', 'nobody', 2)).toEqual([]);
     expect(await board.remove('ranks', ['ann', 'nobody'])).toBe(1);

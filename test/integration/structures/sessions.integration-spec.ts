@@ -104,7 +104,11 @@ describe.each(STRUCTURE_TOPOLOGIES)('SessionStore on %s', (topology) => {
 
   it('expires an idle session on the server', async () => {
     const id = await sessions.create({ a: 1 }, { ttlSeconds: 1 });
-    await waitFor(async () => (await sessions.get(id)) === null, 5000, () => 'the idle session to expire');
+    await waitFor(
+      async () => (await sessions.get(id)) === null,
+      5000,
+      () => 'the idle session to expire',
+    );
     expect(await sessions.update(id, { a: 2 })).toBe(false);
     expect(await admin.exists(keyOf(id))).toBe(0);
   });

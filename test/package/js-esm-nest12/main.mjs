@@ -53,13 +53,17 @@ Controller()(ShopController);
 
 async function startApp(url) {
   class AppModule {}
-  Module({ imports: [RedisPatternsModule.forRoot({ connection: url, keyPrefix: 'consumer-c' })], controllers: [ShopController] })(AppModule);
+  Module({ imports: [RedisPatternsModule.forRoot({ connection: url, keyPrefix: 'consumer-c' })], controllers: [ShopController] })(
+    AppModule,
+  );
   const app = await NestFactory.create(AppModule, { logger: ['error', 'warn'] });
   await app.listen(0, '127.0.0.1');
   return app;
 }
 
-await scenario.runScenario({ label: 'plain JavaScript ES module, Nest 12 + ioredis 6 + Express', startApp, LockService, startTestRedis, Redis }).catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+await scenario
+  .runScenario({ label: 'plain JavaScript ES module, Nest 12 + ioredis 6 + Express', startApp, LockService, startTestRedis, Redis })
+  .catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });

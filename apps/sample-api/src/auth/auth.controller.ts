@@ -32,7 +32,10 @@ export class AuthController {
     await this.attempts.record(body.username.toLowerCase().slice(0, 64));
     const user = await this.users.verify(body.username.toLowerCase(), body.password);
     if (!user) throw new UnauthorizedException('invalid username or password');
-    const sessionId = await this.sessions.create({ username: user.username, displayName: user.displayName, loginAt: Date.now() }, { ttlSeconds: SESSION_TTL_SECONDS });
+    const sessionId = await this.sessions.create(
+      { username: user.username, displayName: user.displayName, loginAt: Date.now() },
+      { ttlSeconds: SESSION_TTL_SECONDS },
+    );
     return { sessionId, expiresIn: SESSION_TTL_SECONDS };
   }
 

@@ -8,6 +8,9 @@ import { RateLimit } from 'nestjs-redis-patterns';
  */
 @Injectable()
 export class LoginAttempts {
-  @RateLimit({ algorithm: 'sliding-window', limit: 5, windowMs: 60_000 }, { name: 'login-by-username', key: (username: string) => username })
+  @RateLimit(
+    { algorithm: 'sliding-window', limit: 5, windowMs: 60_000 },
+    { name: 'login-by-username', key: (username: string) => username },
+  )
   async record(_username: string): Promise<void> {}
 }

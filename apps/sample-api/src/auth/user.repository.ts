@@ -18,7 +18,11 @@ export class UserRepository {
   private readonly rows = new Map<string, UserRow>();
 
   constructor() {
-    for (const [username, displayName] of [['alice', 'Alice'], ['bob', 'Bob'], ['carol', 'Carol']]) {
+    for (const [username, displayName] of [
+      ['alice', 'Alice'],
+      ['bob', 'Bob'],
+      ['carol', 'Carol'],
+    ]) {
       const salt = `salt-${username}`;
       this.rows.set(username, { username, displayName, salt, hash: scryptSync('demo-password', salt, 32) });
     }

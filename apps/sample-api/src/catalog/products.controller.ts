@@ -37,8 +37,11 @@ function validatePatch(body: unknown): ProductPatch {
   if (typeof body !== 'object' || body === null) throw new BadRequestException('expected a JSON object');
   const { name, category, priceCents, ...rest } = body as Record<string, unknown>;
   if (Object.keys(rest).length > 0) throw new BadRequestException(`unknown fields: ${Object.keys(rest).join(', ')}`);
-  if (name !== undefined && (typeof name !== 'string' || name.length === 0 || name.length > 200)) throw new BadRequestException('name must be a string of 1–200 characters');
-  if (category !== undefined && !CATEGORIES.includes(category as (typeof CATEGORIES)[number])) throw new BadRequestException(`category must be one of ${CATEGORIES.join(', ')}`);
-  if (priceCents !== undefined && !(Number.isInteger(priceCents) && (priceCents as number) >= 0)) throw new BadRequestException('priceCents must be a non-negative integer');
+  if (name !== undefined && (typeof name !== 'string' || name.length === 0 || name.length > 200))
+    throw new BadRequestException('name must be a string of 1–200 characters');
+  if (category !== undefined && !CATEGORIES.includes(category as (typeof CATEGORIES)[number]))
+    throw new BadRequestException(`category must be one of ${CATEGORIES.join(', ')}`);
+  if (priceCents !== undefined && !(Number.isInteger(priceCents) && (priceCents as number) >= 0))
+    throw new BadRequestException('priceCents must be a non-negative integer');
   return { name, category, priceCents } as ProductPatch;
 }

@@ -21,11 +21,16 @@ export class EventsController {
   @HttpCode(202)
   async track(@Body() body: EventBody): Promise<{ id: string }> {
     const type = body?.type ?? 'page_view';
-    if (typeof type !== 'string' || !/^[a-z_]{1,32}$/.test(type)) throw new BadRequestException('type must be 1–32 characters of a-z and _');
+    if (typeof type !== 'string' || !/^[a-z_]{1,32}$/.test(type))
+      throw new BadRequestException('type must be 1–32 characters of a-z and _');
     if (body?.visitor !== undefined && (typeof body.visitor !== 'string' || body.visitor.length > 128)) {
       throw new BadRequestException('visitor must be a string of at most 128 characters');
     }
-    const id = await this.streams.add(EVENTS_STREAM, { type, visitor: (body.visitor as string | undefined) ?? '', at: new Date().toISOString() }, { maxLen: 100_000 });
+    const id = await this.streams.add(
+      EVENTS_STREAM,
+      { type, visitor: (body.visitor as string | undefined) ?? '', at: new Date().toISOString() },
+      { maxLen: 100_000 },
+    );
     return { id };
   }
 

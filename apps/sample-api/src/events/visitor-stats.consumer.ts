@@ -25,7 +25,15 @@ export class VisitorStatsConsumer {
     private readonly pubsub: PubSubService,
   ) {}
 
-  @StreamConsumer({ stream: EVENTS_STREAM, group: STATS_GROUP, batchSize: 100, blockMs: 1000, concurrency: 4, claimIdleMs: 30_000, maxDeliveries: 5 })
+  @StreamConsumer({
+    stream: EVENTS_STREAM,
+    group: STATS_GROUP,
+    batchSize: 100,
+    blockMs: 1000,
+    concurrency: 4,
+    claimIdleMs: 30_000,
+    maxDeliveries: 5,
+  })
   async handle(message: StreamMessage): Promise<void> {
     const { type = 'unknown', visitor, at } = message.fields;
     if (visitor) await this.visitors.add(visitorsKey((at ?? new Date().toISOString()).slice(0, 10)), visitor);

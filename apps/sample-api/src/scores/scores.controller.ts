@@ -9,7 +9,10 @@ export class ScoresController {
 
   /** Adds points to the all-time board and to today's board (kept a week for the weekly union). */
   @Post('scores/:player')
-  async addScore(@Param('player') player: string, @Body() body: { points?: unknown }): Promise<{ player: string; score: number; rank: number | null }> {
+  async addScore(
+    @Param('player') player: string,
+    @Body() body: { points?: unknown },
+  ): Promise<{ player: string; score: number; rank: number | null }> {
     const points = body?.points ?? 1;
     if (typeof points !== 'number' || !Number.isFinite(points) || Math.abs(points) > 1_000_000) {
       throw new BadRequestException('points must be a finite number of at most 1,000,000');

@@ -13,7 +13,10 @@ export class StatsController {
   @Get('unique-visitors')
   async uniqueVisitors(): Promise<{ today: number; last7Days: number; eventsProcessed: number }> {
     const days = Array.from({ length: 7 }, (_, i) => new Date(Date.now() - i * 86_400_000).toISOString().slice(0, 10));
-    const [today, last7Days] = await Promise.all([this.visitors.count(visitorsKey(days[0])), this.visitors.count(...days.map(visitorsKey))]);
+    const [today, last7Days] = await Promise.all([
+      this.visitors.count(visitorsKey(days[0])),
+      this.visitors.count(...days.map(visitorsKey)),
+    ]);
     return { today, last7Days, eventsProcessed: this.consumer.processed };
   }
 }

@@ -10,7 +10,11 @@ export class TrafficMetrics implements NestMiddleware {
   lockContention = 0;
   requests = 0;
 
-  use(_request: unknown, response: { once(event: 'finish', cb: () => void): void; statusCode: number; getHeader(name: string): unknown }, next: () => void): void {
+  use(
+    _request: unknown,
+    response: { once(event: 'finish', cb: () => void): void; statusCode: number; getHeader(name: string): unknown },
+    next: () => void,
+  ): void {
     response.once('finish', () => {
       this.requests++;
       const cache = response.getHeader('x-cache');

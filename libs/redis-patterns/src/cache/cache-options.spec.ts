@@ -33,7 +33,11 @@ describe('cache options', () => {
 
   it('accepts a full section', () => {
     expect(() =>
-      validateCacheOptions({ connection: 'cache', defaultTtl: 5, jitter: 0, maxValueBytes: 1024, lockTtlMs: 100, lockWaitMs: 0, httpMethods: ['get', 'HEAD'] }, 'cache', context),
+      validateCacheOptions(
+        { connection: 'cache', defaultTtl: 5, jitter: 0, maxValueBytes: 1024, lockTtlMs: 100, lockWaitMs: 0, httpMethods: ['get', 'HEAD'] },
+        'cache',
+        context,
+      ),
     ).not.toThrow();
   });
 });

@@ -5,7 +5,7 @@ import { DEFAULT_CONNECTION } from '../core/options/resolve-options';
 import { InvalidOptionsError } from '../errors/invalid-options.error';
 import { describeValue } from '../core/options/option-checks';
 import { KeyBuilder } from '../core/keys/key-builder';
-import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
+import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { type CacheSettings, resolveCacheSettings } from './cache-options';
@@ -53,11 +53,7 @@ export class CacheService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly data: RedisClient;
   private readonly connectionReady = (): void => this.engine.health.connectionReady();
 
-  constructor(
-    @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
-    connections: RedisConnections,
-    keyBuilder: KeyBuilder,
-  ) {
+  constructor(@Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions, connections: RedisConnections, keyBuilder: KeyBuilder) {
     this.settings = resolveCacheSettings(options.cache);
     this.keys = new CacheKeys(keyBuilder);
     const health = new CacheHealth(this.settings, options.logger ?? new Logger('RedisPatterns:Cache'));
@@ -139,6 +135,8 @@ export class CacheService implements OnModuleInit, BeforeApplicationShutdown {
       health.failed('read', error);
       return entries.map(() => undefined);
     }
+    // interpret() answers synchronously for plain entries and with a promise for compressed ones: one await for both.
+    // eslint-disable-next-line @typescript-eslint/await-thenable
     const found = await Promise.all(raws.map((raw, i) => (raw === null ? undefined : this.engine.interpret(entries[i], raw))));
     return found.map((entry) => {
       if (entry === undefined || entry.stale) {

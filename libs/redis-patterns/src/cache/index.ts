@@ -13,5 +13,5 @@ export type { CacheStatus, Fetched } from './engine/cache-engine';
 export type { CacheStats } from './engine/cache-health';
 export type { NearCacheOptions } from './near/near-cache-options';
 export type { NearCacheStats } from './near/l1-store';
-export { CacheSerializationError } from '../errors/cache-serialization.error';
-export { CacheValueTooLargeError } from '../errors/cache-value-too-large.error';
+export { CacheSerializationError } from './cache-serialization.error';
+export { CacheValueTooLargeError } from './cache-value-too-large.error';

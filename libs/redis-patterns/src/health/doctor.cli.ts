@@ -10,7 +10,8 @@ import { ALL_WORKLOADS, type DoctorOptions, type DoctorWorkload } from './doctor
 import { formatReport } from './doctor/format-report';
 import { runDoctor } from './doctor/run-doctor';
 
-const USAGE = 'usage: nestjs-redis-patterns doctor [--url redis://host:port[/db]] [--cluster] [--prefix rp] [--workload cache,locks,…] [--sample-limit N] [--lock-ttl-ms N] [--timeout-ms N] [--json]';
+const USAGE =
+  'usage: nestjs-redis-patterns doctor [--url redis://host:port[/db]] [--cluster] [--prefix rp] [--workload cache,locks,…] [--sample-limit N] [--lock-ttl-ms N] [--timeout-ms N] [--json]';
 
 /** Parses the CLI arguments; throws a message for bad ones. */
 export function parseDoctorArgs(argv: readonly string[], env: NodeJS.ProcessEnv): DoctorOptions & { json: boolean } {
@@ -24,9 +25,15 @@ export function parseDoctorArgs(argv: readonly string[], env: NodeJS.ProcessEnv)
     const flag = argv[i];
     const value = () => argv[++i];
     switch (flag) {
-      case '--url': options.url = value(); break;
-      case '--cluster': options.cluster = true; break;
-      case '--prefix': options.keyPrefix = value() ?? ''; break;
+      case '--url':
+        options.url = value();
+        break;
+      case '--cluster':
+        options.cluster = true;
+        break;
+      case '--prefix':
+        options.keyPrefix = value() ?? '';
+        break;
       case '--workload': {
         const workloads = (value() ?? '').split(',').filter(Boolean) as DoctorWorkload[];
         const unknown = workloads.filter((w) => !ALL_WORKLOADS.includes(w));
@@ -34,11 +41,20 @@ export function parseDoctorArgs(argv: readonly string[], env: NodeJS.ProcessEnv)
         options.workloads = workloads;
         break;
       }
-      case '--sample-limit': options.scanSampleLimit = number(flag, value()); break;
-      case '--lock-ttl-ms': options.lockTtlMs = number(flag, value()); break;
-      case '--timeout-ms': options.timeoutMs = number(flag, value()); break;
-      case '--json': options.json = true; break;
-      default: throw new Error(`unknown argument ${flag}`);
+      case '--sample-limit':
+        options.scanSampleLimit = number(flag, value());
+        break;
+      case '--lock-ttl-ms':
+        options.lockTtlMs = number(flag, value());
+        break;
+      case '--timeout-ms':
+        options.timeoutMs = number(flag, value());
+        break;
+      case '--json':
+        options.json = true;
+        break;
+      default:
+        throw new Error(`unknown argument ${flag}`);
     }
   }
   if (options.url !== undefined && !/^rediss?:\/\//.test(options.url)) throw new Error('--url expects redis://… or rediss://…');

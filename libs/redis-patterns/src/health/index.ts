@@ -2,7 +2,7 @@
 export { RedisPatternsHealthIndicator } from './redis-patterns-health.indicator';
 export type { ConnectionHealth, RedisHealthCheckOptions, RedisHealthResult } from './health.types';
 export type { NodeProbe } from './probe-node';
-export { RedisHealthCheckError } from '../errors/redis-health-check.error';
+export { RedisHealthCheckError } from './redis-health-check.error';
 export { runDoctor } from './doctor/run-doctor';
 export { formatReport } from './doctor/format-report';
 export type { DoctorCheck, DoctorOptions, DoctorReport, DoctorWorkload } from './doctor/doctor.types';

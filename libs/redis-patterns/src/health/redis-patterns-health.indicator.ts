@@ -3,9 +3,10 @@ import { Cluster, type Redis } from 'ioredis';
 import { RedisConnections } from '../core/connections/redis-connections';
 import { redactSecrets } from '../core/connections/redact';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
-import { RedisHealthCheckError } from '../errors/redis-health-check.error';
+import { RedisHealthCheckError } from './redis-health-check.error';
 import type { ConnectionHealth, RedisHealthCheckOptions, RedisHealthResult } from './health.types';
 import { probeNode } from './probe-node';
+import { withDeadline } from '../core/time/with-deadline';
 
 /**
  * Health of the module's Redis connections: PING latency, role, and memory used against maxmemory, per connection
@@ -25,8 +26,11 @@ export class RedisPatternsHealthIndicator {
   async check(key = 'redis', options: RedisHealthCheckOptions = {}): Promise<RedisHealthResult> {
     const names = options.connections ?? this.connections.names();
     const timeoutMs = options.timeoutMs ?? 1000;
-    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new InvalidArgumentError('options.timeoutMs', 'expected a positive number of ms');
-    const entries = await Promise.all(names.map(async (name) => [name, await this.checkConnection(name, timeoutMs, options.maxMemoryRatio)] as const));
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+      throw new InvalidArgumentError('options.timeoutMs', 'expected a positive number of ms');
+    const entries = await Promise.all(
+      names.map(async (name) => [name, await this.checkConnection(name, timeoutMs, options.maxMemoryRatio)] as const),
+    );
     const connections = Object.fromEntries(entries);
     const status = entries.every(([, health]) => health.status === 'up') ? 'up' : 'down';
     return { [key]: { status, connections } };
@@ -44,7 +48,9 @@ export class RedisPatternsHealthIndicator {
     const base: ConnectionHealth = { status: 'down', kind, endpoint };
     try {
       const client = this.connections.get(name);
-      const health = await withDeadline(this.probe(client), timeoutMs);
+      const health = await withDeadline(this.probe(client), timeoutMs, () => {
+        throw new Error(`no reply within ${timeoutMs} ms`);
+      });
       const overMemory = maxMemoryRatio !== undefined && (health.memoryRatio ?? 0) > maxMemoryRatio;
       return {
         ...base,
@@ -59,7 +65,7 @@ export class RedisPatternsHealthIndicator {
 
   private async probe(client: Redis | Cluster): Promise<Omit<ConnectionHealth, 'status' | 'kind' | 'endpoint'>> {
     if (!(client instanceof Cluster)) {
-      const { maxmemoryPolicy, ...node } = await probeNode(client);
+      const { maxmemoryPolicy: _policy, ...node } = await probeNode(client);
       return { ...node };
     }
     const masters = client.nodes('master');
@@ -78,12 +84,4 @@ export class RedisPatternsHealthIndicator {
       nodes,
     };
   }
-}
-
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no reply within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }

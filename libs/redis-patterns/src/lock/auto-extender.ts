@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import { LockLostError } from '../errors/lock-lost.error';
+import { LockLostError } from './lock-lost.error';
 import type { Lock } from './lock';
 
 /**

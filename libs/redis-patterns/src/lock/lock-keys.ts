@@ -23,7 +23,10 @@ export function lockKeys(keys: KeyBuilder, resource: string): LockKeys {
 /** Rejects a resource that cannot name a lock, naming the argument. */
 export function checkResource(resource: unknown, argument = 'resource'): string {
   if (typeof resource !== 'string' || resource.length === 0) {
-    throw new InvalidArgumentError(argument, `expected a non-empty string, received ${typeof resource === 'string' ? 'an empty string' : typeof resource}`);
+    throw new InvalidArgumentError(
+      argument,
+      `expected a non-empty string, received ${typeof resource === 'string' ? 'an empty string' : typeof resource}`,
+    );
   }
   return resource;
 }

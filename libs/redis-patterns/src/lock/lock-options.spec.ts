@@ -15,7 +15,17 @@ const optionOf = (value: unknown): string | undefined => {
 describe('lock options', () => {
   it('accepts a complete valid section', () => {
     expect(
-      optionOf({ connection: 'a', defaultTtlMs: 1000, autoExtendRatio: 0.5, driftFactor: 0.02, retryDelayMs: 10, maxRetryDelayMs: 100, fenceTtlMs: 0, waitReplicas: 1, waitTimeoutMs: 100 }),
+      optionOf({
+        connection: 'a',
+        defaultTtlMs: 1000,
+        autoExtendRatio: 0.5,
+        driftFactor: 0.02,
+        retryDelayMs: 10,
+        maxRetryDelayMs: 100,
+        fenceTtlMs: 0,
+        waitReplicas: 1,
+        waitTimeoutMs: 100,
+      }),
     ).toBeUndefined();
     expect(optionOf({ redlock: { connections: ['a', 'b', 'c'], nodeTimeoutMs: 50 } })).toBeUndefined();
   });
@@ -48,6 +58,9 @@ describe('lock options', () => {
       waitReplicas: 0,
       redlock: undefined,
     });
-    expect(resolveLockOptions({ redlock: { connections: ['a', 'b', 'c'] } }).redlock).toEqual({ connections: ['a', 'b', 'c'], nodeTimeoutMs: 100 });
+    expect(resolveLockOptions({ redlock: { connections: ['a', 'b', 'c'] } }).redlock).toEqual({
+      connections: ['a', 'b', 'c'],
+      nodeTimeoutMs: 100,
+    });
   });
 });

@@ -1,7 +1,6 @@
 import {
   checkConnectionName,
   checkKnownKeys,
-  checkNumber,
   checkObject,
   checkOptionalNumber,
   invalid,
@@ -92,12 +91,14 @@ export const validateLockOptions: SectionValidator = (value, path, context) => {
   checkOptionalNumber(section.retryDelayMs, `${path}.retryDelayMs`, { ...MS, min: 1 });
   const maxDelay = checkOptionalNumber(section.maxRetryDelayMs, `${path}.maxRetryDelayMs`, { ...MS, min: 1 });
   const baseDelay = (section.retryDelayMs as number | undefined) ?? 25;
-  if (maxDelay !== undefined && maxDelay < baseDelay) invalid(`${path}.maxRetryDelayMs`, `an integer of at least retryDelayMs (${baseDelay}) (ms)`, maxDelay);
+  if (maxDelay !== undefined && maxDelay < baseDelay)
+    invalid(`${path}.maxRetryDelayMs`, `an integer of at least retryDelayMs (${baseDelay}) (ms)`, maxDelay);
   checkOptionalNumber(section.fenceTtlMs, `${path}.fenceTtlMs`, { ...MS, min: 0 });
   const replicas = checkOptionalNumber(section.waitReplicas, `${path}.waitReplicas`, { integer: true, min: 0, max: 16 });
   checkOptionalNumber(section.waitTimeoutMs, `${path}.waitTimeoutMs`, { ...MS, min: 1 });
   if (section.redlock !== undefined) {
-    if (replicas) invalid(`${path}.waitReplicas`, '0 or nothing when lock.redlock is set (Redlock uses independent masters, not replicas)', replicas);
+    if (replicas)
+      invalid(`${path}.waitReplicas`, '0 or nothing when lock.redlock is set (Redlock uses independent masters, not replicas)', replicas);
     validateRedlock(section.redlock, `${path}.redlock`, context);
   }
 };

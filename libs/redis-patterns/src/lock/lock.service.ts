@@ -3,11 +3,11 @@ import { performance } from 'node:perf_hooks';
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService, type OnModuleInit } from '@nestjs/common';
 import { RedisConnections } from '../core/connections/redis-connections';
 import { KeyBuilder } from '../core/keys/key-builder';
-import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
+import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { InvalidOptionsError } from '../errors/invalid-options.error';
-import { LockLostError } from '../errors/lock-lost.error';
-import { type LockFailureReason, LockNotAcquiredError } from '../errors/lock-not-acquired.error';
+import { LockLostError } from './lock-lost.error';
+import { type LockFailureReason, LockNotAcquiredError } from './lock-not-acquired.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { AutoExtender } from './auto-extender';
 import { backoffDelayMs, LocalWaiters } from './backoff';
@@ -18,6 +18,7 @@ import type { LockStore } from './lock-store.interface';
 import { QuorumLockStore } from './quorum-lock-store';
 import { SingleLockStore } from './single-lock-store';
 import { TokenSource } from './token-source';
+import { withDeadline } from '../core/time/with-deadline';
 
 /** Options of `tryAcquire`. */
 export interface TryAcquireOptions {
@@ -90,7 +91,11 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
   onModuleInit(): void {
     const { waitReplicas, waitTimeoutMs } = this.options;
     if (waitReplicas > 0 && waitTimeoutMs >= this.moduleOptions.commandTimeoutMs) {
-      throw new InvalidOptionsError('lock.waitTimeoutMs', `an integer below commandTimeoutMs (${this.moduleOptions.commandTimeoutMs}) (ms)`, String(waitTimeoutMs));
+      throw new InvalidOptionsError(
+        'lock.waitTimeoutMs',
+        `an integer below commandTimeoutMs (${this.moduleOptions.commandTimeoutMs}) (ms)`,
+        String(waitTimeoutMs),
+      );
     }
   }
 
@@ -125,7 +130,10 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
       const left = deadline - performance.now();
       if (left <= 0) throw new LockNotAcquiredError(resource, outcome.reason, outcome.retryAfterMs);
       const holderLeft = outcome.retryAfterMs > 0 ? outcome.retryAfterMs + 1 : Number.POSITIVE_INFINITY;
-      await this.waiters.sleep(keys.lock, Math.min(backoffDelayMs(attempt, this.options.retryDelayMs, this.options.maxRetryDelayMs), left, holderLeft));
+      await this.waiters.sleep(
+        keys.lock,
+        Math.min(backoffDelayMs(attempt, this.options.retryDelayMs, this.options.maxRetryDelayMs), left, holderLeft),
+      );
     }
   }
 
@@ -190,10 +198,7 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
     this.closing = true;
     this.waiters.wakeAll();
     if (this.running.size > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.moduleOptions.shutdownTimeoutMs)));
-      await Promise.race([Promise.allSettled([...this.running.keys()]), grace]);
-      clearTimeout(timer);
+      await withDeadline(Promise.allSettled([...this.running.keys()]), this.moduleOptions.shutdownTimeoutMs, () => undefined);
       for (const { lock, abort } of this.running.values()) abort(new LockLostError(lock.resource, 'the application is shutting down'));
     }
     await Promise.allSettled([...this.held].map((lock) => this.releaseQuietly(lock)));

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { LockLostError } from '../errors/lock-lost.error';
+import { LockLostError } from './lock-lost.error';
 import { checkMs } from './lock-keys';
 import type { LockKeys } from './lock-keys';
 import type { LockStore } from './lock-store.interface';

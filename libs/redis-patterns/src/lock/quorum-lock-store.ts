@@ -6,6 +6,7 @@ import { ACQUIRE_LOCK_SCRIPT } from './scripts/acquire-lock.script';
 import { EXTEND_LOCK_SCRIPT } from './scripts/extend-lock.script';
 import { RELEASE_LOCK_SCRIPT } from './scripts/release-lock.script';
 import { toAttemptResult } from './single-lock-store';
+import { withDeadline } from '../core/time/with-deadline';
 
 /** Raised when too many nodes failed (errors or timeouts) for a quorum to be possible: the caller fails closed. */
 export class QuorumUnreachableError extends Error {
@@ -74,7 +75,8 @@ export class QuorumLockStore implements LockStore {
   /** Sent to every node, including those that did not grant the lock: a vote may have landed after a timeout. */
   async release(keys: LockKeys, token: string): Promise<boolean> {
     const outcomes = await this.onEveryNode((client) => runBatched(client, RELEASE_LOCK_SCRIPT, [keys.lock], [token]));
-    if (outcomes.every((o) => o.status === 'rejected')) throw new QuorumUnreachableError(outcomes.length, outcomes.length, { cause: (outcomes[0] as PromiseRejectedResult).reason });
+    if (outcomes.every((o) => o.status === 'rejected'))
+      throw new QuorumUnreachableError(outcomes.length, outcomes.length, { cause: (outcomes[0] as PromiseRejectedResult).reason });
     return outcomes.some((o) => o.status === 'fulfilled' && o.value === 1);
   }
 
@@ -86,14 +88,13 @@ export class QuorumLockStore implements LockStore {
   }
 
   private onEveryNode<T>(command: (client: RedisClient) => Promise<T>): Promise<PromiseSettledResult<T>[]> {
-    return Promise.allSettled(this.clients.map((client) => withDeadline(command(client), this.nodeTimeoutMs)));
+    const ms = this.nodeTimeoutMs;
+    return Promise.allSettled(
+      this.clients.map((client) =>
+        withDeadline(command(client), ms, () => {
+          throw new Error(`Redlock node did not answer within ${ms} ms.`);
+        }),
+      ),
+    );
   }
-}
-
-function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Redlock node did not answer within ${ms} ms.`)), ms);
-  });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }

@@ -29,7 +29,10 @@ export class SingleLockStore implements LockStore {
     };
     if (this.replication.replicas > 0) return this.attemptWithWait(keys, token, ttlMs).catch(cleanUp);
     // The common case stays one promise deep: no async wrappers on the hot path.
-    return runBatched(this.client, ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], [token, ttlMs, this.fenceTtlMs]).then(toAttemptResult, cleanUp);
+    return runBatched(this.client, ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], [token, ttlMs, this.fenceTtlMs]).then(
+      toAttemptResult,
+      cleanUp,
+    );
   }
 
   /**
@@ -67,7 +70,9 @@ export class SingleLockStore implements LockStore {
     // WAIT must follow the script on the same connection (it counts replicas that acknowledged this connection's
     // writes), so both go in one pipeline: one round trip plus the replication delay.
     ensureDefined(this.client, ACQUIRE_LOCK_SCRIPT);
-    const pipeline = this.client.pipeline() as unknown as Record<string, (...a: unknown[]) => unknown> & { exec(): Promise<Array<[Error | null, unknown]>> };
+    const pipeline = this.client.pipeline() as unknown as Record<string, (...a: unknown[]) => unknown> & {
+      exec(): Promise<Array<[Error | null, unknown]>>;
+    };
     pipeline[ACQUIRE_LOCK_SCRIPT.commandName](...batchOfOne(ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], args));
     pipeline.wait(this.replication.replicas, this.replication.timeoutMs);
     const [[scriptError, replies], [waitError, acks]] = await pipeline.exec();

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../core/advice/method-advice.interface';
 import { checkKnownKeys, checkObject, checkOneOf, checkOptionalNumber, invalid } from '../core/options/option-checks';
-import { LockNotAcquiredError } from '../errors/lock-not-acquired.error';
+import { LockNotAcquiredError } from './lock-not-acquired.error';
 import { checkResource } from './lock-keys';
 import { LockService } from './lock.service';
 import type { WithLockOptions } from './with-lock.decorator';
@@ -23,7 +23,9 @@ export class WithLockAdvisor implements MethodAdvisor<WithLockOptions> {
     }
     const ttlMs = checkOptionalNumber(options.ttlMs, `${path}.ttlMs`, { integer: true, min: 1, unit: 'ms' });
     const waitMs = checkOptionalNumber(options.waitMs, `${path}.waitMs`, { integer: true, min: 0, unit: 'ms' });
-    const skip = (options.onContention === undefined ? 'throw' : checkOneOf(options.onContention, `${path}.onContention`, ['throw', 'skip'])) === 'skip';
+    const skip =
+      (options.onContention === undefined ? 'throw' : checkOneOf(options.onContention, `${path}.onContention`, ['throw', 'skip'])) ===
+      'skip';
     const resourceOf = typeof resource === 'function' ? resource : () => resource;
 
     return async (invocation, proceed) => {

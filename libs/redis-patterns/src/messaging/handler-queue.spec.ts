@@ -30,7 +30,12 @@ describe('HandlerQueue', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const drops: number[] = [];
-    const queue = new HandlerQueue(() => gate, 3, () => undefined, (_c, n) => drops.push(n));
+    const queue = new HandlerQueue(
+      () => gate,
+      3,
+      () => undefined,
+      (_c, n) => drops.push(n),
+    );
     const accepted = Array.from({ length: 6 }, (_, i) => queue.push(i, 'c'));
     // One is running, three wait, two are dropped.
     expect(accepted).toEqual([true, true, true, true, false, false]);

@@ -1,10 +1,11 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { discoverMethods } from '../core/advice/discover-methods';
-import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
+import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { ON_REDIS_MESSAGE } from './on-redis-message.decorator';
 import { PubSubService } from './pubsub.service';
+import { withDeadline } from '../core/time/with-deadline';
 
 /**
  * Subscribes every `@OnRedisMessage` method at bootstrap. It waits for the subscriptions (up to
@@ -32,9 +33,6 @@ export class OnRedisMessageExplorer implements OnApplicationBootstrap {
       }
     }
     if (subscriptions.length === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.connectTimeoutMs)));
-    await Promise.race([Promise.all(subscriptions), deadline]);
-    clearTimeout(timer);
+    await withDeadline(Promise.all(subscriptions), this.options.connectTimeoutMs, () => undefined);
   }
 }

@@ -1,4 +1,10 @@
-import { checkConnectionName, checkKnownKeys, checkObject, checkOptionalNumber, type SectionValidator } from '../core/options/option-checks';
+import {
+  checkConnectionName,
+  checkKnownKeys,
+  checkObject,
+  checkOptionalNumber,
+  type SectionValidator,
+} from '../core/options/option-checks';
 
 /** Options of the `pubsub` section of RedisPatternsModuleOptions. */
 export interface PubSubOptions {

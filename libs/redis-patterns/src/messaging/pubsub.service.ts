@@ -3,7 +3,7 @@ import { Cluster, type Redis } from 'ioredis';
 import type { RedisClient } from '../core/connections/redis-connections';
 import { RedisConnections } from '../core/connections/redis-connections';
 import { KeyBuilder } from '../core/keys/key-builder';
-import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
+import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { ChannelNames, checkChannelName, isChannelPattern } from './channel-names';
@@ -57,9 +57,11 @@ export class PubSubService implements BeforeApplicationShutdown {
    */
   async publish(channel: string, message: unknown): Promise<number> {
     checkChannelName(channel, 'channel');
-    if (isChannelPattern(channel)) throw new InvalidArgumentError('channel', `"${channel}" contains glob characters (*, ?, [): publish to a channel, not a pattern`);
+    if (isChannelPattern(channel))
+      throw new InvalidArgumentError('channel', `"${channel}" contains glob characters (*, ?, [): publish to a channel, not a pattern`);
     const payload = JSON.stringify(message);
-    if (payload === undefined) throw new InvalidArgumentError('message', 'expected a JSON-serialisable value (got undefined or a function)');
+    if (payload === undefined)
+      throw new InvalidArgumentError('message', 'expected a JSON-serialisable value (got undefined or a function)');
     return this.publisher().publish(this.names.channel(channel), payload);
   }
 
@@ -166,7 +168,8 @@ export class PubSubService implements BeforeApplicationShutdown {
     let readyBefore = false;
     subscriber.on('ready', () => {
       // ioredis re-subscribes every channel and pattern on reconnect; what was published in between is gone.
-      if (readyBefore) this.logger.warn('Pub/sub subscriber reconnected and re-subscribed; messages published while it was disconnected were lost');
+      if (readyBefore)
+        this.logger.warn('Pub/sub subscriber reconnected and re-subscribed; messages published while it was disconnected were lost');
       readyBefore = true;
     });
     this.subscriber = subscriber;

@@ -67,7 +67,10 @@ export async function processBatch(ctx: BatchContext, entries: readonly Delivere
       return;
     }
     if (entry.deliveries > settings.maxDeliveries) {
-      giveUp(entry, `delivered ${entry.deliveries} times (maxDeliveries ${settings.maxDeliveries}) without an acknowledgement: its consumer crashed or stalled`);
+      giveUp(
+        entry,
+        `delivered ${entry.deliveries} times (maxDeliveries ${settings.maxDeliveries}) without an acknowledgement: its consumer crashed or stalled`,
+      );
       return;
     }
     try {
@@ -79,7 +82,8 @@ export async function processBatch(ctx: BatchContext, entries: readonly Delivere
       if (entry.deliveries >= settings.maxDeliveries) giveUp(entry, describe(error));
       else {
         ctx.logger.warn(
-          `Handler failed on ${settings.stream}/${entry.id} (delivery ${entry.deliveries} of ${settings.maxDeliveries}); retried after ${settings.claimIdleMs} ms: ${describe(error)}`);
+          `Handler failed on ${settings.stream}/${entry.id} (delivery ${entry.deliveries} of ${settings.maxDeliveries}); retried after ${settings.claimIdleMs} ms: ${describe(error)}`,
+        );
       }
     }
   };

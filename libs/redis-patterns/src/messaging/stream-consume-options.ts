@@ -61,7 +61,18 @@ export interface ResolvedConsumerSettings {
   readonly stopTimeoutMs: number;
 }
 
-const SETTING_KEYS = ['stream', 'group', 'consumer', 'batchSize', 'blockMs', 'concurrency', 'claimIdleMs', 'maxDeliveries', 'deadLetterStream', 'stopTimeoutMs'];
+const SETTING_KEYS = [
+  'stream',
+  'group',
+  'consumer',
+  'batchSize',
+  'blockMs',
+  'concurrency',
+  'claimIdleMs',
+  'maxDeliveries',
+  'deadLetterStream',
+  'stopTimeoutMs',
+];
 const NUMBERS = ['batchSize', 'blockMs', 'concurrency', 'claimIdleMs', 'maxDeliveries', 'stopTimeoutMs'] as const;
 
 /**
@@ -76,11 +87,14 @@ export function resolveConsumerSettings(
 ): ResolvedConsumerSettings {
   const fail = (name: string, expected: string): never => {
     const path = `${source.path}.${name}`;
-    throw source.kind === 'argument' ? new InvalidArgumentError(path, `expected ${expected}`) : new InvalidOptionsError(path, expected, describeGot(input[name as keyof ConsumeOptions]));
+    throw source.kind === 'argument'
+      ? new InvalidArgumentError(path, `expected ${expected}`)
+      : new InvalidOptionsError(path, expected, describeGot(input[name as keyof ConsumeOptions]));
   };
   if (typeof input !== 'object' || input === null) fail('', 'an object');
   for (const key of Object.keys(input)) {
-    if (!SETTING_KEYS.includes(key) && !(source.extraKeys ?? []).includes(key)) fail(key, `one of the known options (${SETTING_KEYS.join(', ')})`);
+    if (!SETTING_KEYS.includes(key) && !(source.extraKeys ?? []).includes(key))
+      fail(key, `one of the known options (${SETTING_KEYS.join(', ')})`);
   }
   const name = (key: 'stream' | 'group' | 'consumer' | 'deadLetterStream'): string | undefined => {
     const value = input[key];

@@ -1,11 +1,12 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { discoverMethods } from '../core/advice/discover-methods';
-import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
+import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { StreamConsumerSettings, StreamMessage } from './stream-consume-options';
 import { STREAM_CONSUMER } from './stream-consumer.decorator';
 import { StreamsService } from './streams.service';
+import { withDeadline } from '../core/time/with-deadline';
 
 interface Declared {
   readonly label: string;
@@ -44,12 +45,11 @@ export class StreamConsumerExplorer implements OnModuleInit, OnApplicationBootst
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const handles = this.declared.map(({ label, settings, handler }) => this.streams.startConsumer({ ...settings, handler }, { kind: 'option', path: label }));
+    const handles = this.declared.map(({ label, settings, handler }) =>
+      this.streams.startConsumer({ ...settings, handler }, { kind: 'option', path: label }),
+    );
     // Wait until every group exists, so entries added right after startup are not raced; but a Redis that is down
     // must not hold the application's startup hostage: consumers keep retrying in the background.
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.connectTimeoutMs)));
-    await Promise.race([Promise.all(handles.map((handle) => handle.ready)), deadline]);
-    clearTimeout(timer);
+    await withDeadline(Promise.all(handles.map((handle) => handle.ready)), this.options.connectTimeoutMs, () => undefined);
   }
 }

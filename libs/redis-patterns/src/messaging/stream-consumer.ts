@@ -3,6 +3,7 @@ import type { RedisClient } from '../core/connections/redis-connections';
 import { type BatchContext, type DeliveredEntry, describe, processBatch, type StreamConsumerStats } from './stream-batch';
 import type { ResolvedConsumerSettings, StreamHandler } from './stream-consume-options';
 import { deliveriesOfPendingReply, entriesOfReadReply, parseAutoClaimReply, type RawEntry } from './stream-replies';
+import { withDeadline } from '../core/time/with-deadline';
 
 /** A running consumer, as returned by `StreamsService.consume`. */
 export interface StreamConsumerHandle {
@@ -100,10 +101,15 @@ export class StreamConsumerLoop implements StreamConsumerHandle {
     // A blocked XREADGROUP has nothing in flight: dropping its socket ends the wait at once. Entries the server
     // handed out in that instant stay pending and are reclaimed (at-least-once).
     if (this.reading) this.deps.reader.disconnect();
-    const finished = await withDeadline((this.done ?? Promise.resolve()).then(() => Promise.allSettled([...this.writes])), this.deps.settings.stopTimeoutMs);
+    const finished = await withDeadline(
+      (this.done ?? Promise.resolve()).then(() => Promise.allSettled([...this.writes])).then(() => true),
+      this.deps.settings.stopTimeoutMs,
+      () => false,
+    );
     if (!finished) {
       this.deps.logger.warn(
-        `Consumer ${this.describeSelf()} still had handlers running after ${this.deps.settings.stopTimeoutMs} ms; their entries stay pending and will be reclaimed`);
+        `Consumer ${this.describeSelf()} still had handlers running after ${this.deps.settings.stopTimeoutMs} ms; their entries stay pending and will be reclaimed`,
+      );
     }
     await this.deps.closeReader();
   }
@@ -154,7 +160,17 @@ export class StreamConsumerLoop implements StreamConsumerHandle {
     const { settings } = this.deps;
     let after = '0';
     while (!this.stopping) {
-      const reply = await this.deps.reader.call('XREADGROUP', 'GROUP', settings.group, settings.consumer, 'COUNT', settings.batchSize, 'STREAMS', this.deps.keys.source, after);
+      const reply = await this.deps.reader.call(
+        'XREADGROUP',
+        'GROUP',
+        settings.group,
+        settings.consumer,
+        'COUNT',
+        settings.batchSize,
+        'STREAMS',
+        this.deps.keys.source,
+        after,
+      );
       const entries = entriesOfReadReply(reply);
       if (entries.length === 0) return;
       this.stats.reclaimed += entries.length;
@@ -168,7 +184,16 @@ export class StreamConsumerLoop implements StreamConsumerHandle {
     const { settings, keys } = this.deps;
     let cursor = '0-0';
     do {
-      const reply = await this.deps.client.call('XAUTOCLAIM', keys.source, settings.group, settings.consumer, settings.claimIdleMs, cursor, 'COUNT', settings.batchSize);
+      const reply = await this.deps.client.call(
+        'XAUTOCLAIM',
+        keys.source,
+        settings.group,
+        settings.consumer,
+        settings.claimIdleMs,
+        cursor,
+        'COUNT',
+        settings.batchSize,
+      );
       const claimed = parseAutoClaimReply(reply);
       cursor = claimed.cursor;
       if (claimed.entries.length > 0) {
@@ -186,7 +211,19 @@ export class StreamConsumerLoop implements StreamConsumerHandle {
     this.reading = true;
     let reply: unknown;
     try {
-      reply = await this.deps.reader.call('XREADGROUP', 'GROUP', settings.group, settings.consumer, 'COUNT', settings.batchSize, 'BLOCK', block, 'STREAMS', this.deps.keys.source, '>');
+      reply = await this.deps.reader.call(
+        'XREADGROUP',
+        'GROUP',
+        settings.group,
+        settings.consumer,
+        'COUNT',
+        settings.batchSize,
+        'BLOCK',
+        block,
+        'STREAMS',
+        this.deps.keys.source,
+        '>',
+      );
     } finally {
       this.reading = false;
     }
@@ -197,7 +234,9 @@ export class StreamConsumerLoop implements StreamConsumerHandle {
   /** The delivery count of each entry comes from Redis (XPENDING), so crashes during handling count too. */
   private async withDeliveries(entries: RawEntry[]): Promise<DeliveredEntry[]> {
     const { settings, keys, client } = this.deps;
-    const replies = await Promise.all(entries.map((entry) => client.call('XPENDING', keys.source, settings.group, entry.id, entry.id, 1, settings.consumer)));
+    const replies = await Promise.all(
+      entries.map((entry) => client.call('XPENDING', keys.source, settings.group, entry.id, entry.id, 1, settings.consumer)),
+    );
     const delivered: DeliveredEntry[] = [];
     entries.forEach((entry, i) => {
       const count = deliveriesOfPendingReply(replies[i]).get(entry.id);
@@ -235,10 +274,4 @@ export class StreamConsumerLoop implements StreamConsumerHandle {
     const { stream, group, consumer } = this.deps.settings;
     return `"${consumer}" of group "${group}" on stream "${stream}"`;
   }
-}
-
-function withDeadline(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  return Promise.race([work.then(() => true), deadline]).finally(() => clearTimeout(timer));
 }

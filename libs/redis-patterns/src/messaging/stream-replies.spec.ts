@@ -17,7 +17,11 @@ describe('stream reply parsing', () => {
   });
 
   it('parses XAUTOCLAIM with and without the Redis 7 deleted-ids element', () => {
-    expect(parseAutoClaimReply(['0-0', [entries[0]], ['0-5']])).toEqual({ cursor: '0-0', entries: [{ id: '1-0', fields: { a: '1', b: '2' } }], deleted: ['0-5'] });
+    expect(parseAutoClaimReply(['0-0', [entries[0]], ['0-5']])).toEqual({
+      cursor: '0-0',
+      entries: [{ id: '1-0', fields: { a: '1', b: '2' } }],
+      deleted: ['0-5'],
+    });
     expect(parseAutoClaimReply(['2-0', [null, entries[0]]]).entries).toHaveLength(1);
   });
 

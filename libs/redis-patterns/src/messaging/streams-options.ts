@@ -1,4 +1,10 @@
-import { checkConnectionName, checkKnownKeys, checkObject, checkOptionalNumber, type SectionValidator } from '../core/options/option-checks';
+import {
+  checkConnectionName,
+  checkKnownKeys,
+  checkObject,
+  checkOptionalNumber,
+  type SectionValidator,
+} from '../core/options/option-checks';
 
 /**
  * Options of the `streams` section of RedisPatternsModuleOptions: the connection, and defaults for every

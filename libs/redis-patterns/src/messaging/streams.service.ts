@@ -4,7 +4,7 @@ import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type Logger
 import { RedisConnections, type RedisClient } from '../core/connections/redis-connections';
 import { KeyBuilder } from '../core/keys/key-builder';
 import { checkNumber } from '../core/options/option-checks';
-import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
+import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { DEAD_LETTER_FIELDS } from './dead-letter';
@@ -54,7 +54,10 @@ export class StreamsService implements BeforeApplicationShutdown {
   async add(stream: string, fields: StreamFields, options: { maxLen?: number } = {}): Promise<string> {
     const key = this.keyOf(stream);
     const flat = flattenFields(fields);
-    const maxLen = options.maxLen === undefined ? (this.options.streams?.maxLen ?? STREAMS_DEFAULTS.maxLen) : checkArg(options.maxLen, 'options.maxLen', STREAMS_NUMBER_RULES.maxLen);
+    const maxLen =
+      options.maxLen === undefined
+        ? (this.options.streams?.maxLen ?? STREAMS_DEFAULTS.maxLen)
+        : checkArg(options.maxLen, 'options.maxLen', STREAMS_NUMBER_RULES.maxLen);
     const id = await this.client().xadd(key, 'MAXLEN', '~', maxLen, '*', ...flat);
     return id as string;
   }
@@ -91,7 +94,10 @@ export class StreamsService implements BeforeApplicationShutdown {
       client: this.client(),
       reader,
       closeReader: () => this.connections.closeDedicated(reader),
-      keys: { source: this.keys.key(STREAM_NAMESPACE, settings.stream), deadLetter: this.keys.key(STREAM_NAMESPACE, settings.deadLetterStream) },
+      keys: {
+        source: this.keys.key(STREAM_NAMESPACE, settings.stream),
+        deadLetter: this.keys.key(STREAM_NAMESPACE, settings.deadLetterStream),
+      },
       deadLetterMaxLen: this.options.streams?.deadLetterMaxLen ?? STREAMS_DEFAULTS.deadLetterMaxLen,
       logger: this.logger,
     });
@@ -151,7 +157,8 @@ function checkArg(value: unknown, argument: string, rule: Parameters<typeof chec
 }
 
 function flattenFields(fields: StreamFields): string[] {
-  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) throw new InvalidArgumentError('fields', 'expected an object of field names to strings or numbers');
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields))
+    throw new InvalidArgumentError('fields', 'expected an object of field names to strings or numbers');
   const flat: string[] = [];
   for (const [name, value] of Object.entries(fields)) {
     if (typeof value !== 'string' && !(typeof value === 'number' && Number.isFinite(value))) {

@@ -1,7 +1,10 @@
 import { clientAddress, normalizeAddress } from './client-address';
 
 describe('clientAddress', () => {
-  const req = (xff?: string, remoteAddress = '10.1.1.1') => ({ socket: { remoteAddress }, headers: xff === undefined ? {} : { 'x-forwarded-for': xff } });
+  const req = (xff?: string, remoteAddress = '10.1.1.1') => ({
+    socket: { remoteAddress },
+    headers: xff === undefined ? {} : { 'x-forwarded-for': xff },
+  });
 
   it('uses the socket address and ignores X-Forwarded-For without trusted hops', () => {
     expect(clientAddress(req('6.6.6.6'))).toBe('10.1.1.1');

@@ -17,7 +17,7 @@ export function clientAddress(request: RequestLike, trustProxyHops = 0, ipv6Subn
   let address = request.socket?.remoteAddress ?? request.raw?.socket?.remoteAddress ?? request.ip ?? '';
   if (trustProxyHops > 0) {
     const header = request.headers?.['x-forwarded-for'];
-    const hops = (Array.isArray(header) ? header.join(',') : header ?? '')
+    const hops = (Array.isArray(header) ? header.join(',') : (header ?? ''))
       .split(',')
       .map((entry) => entry.trim())
       .filter(Boolean);

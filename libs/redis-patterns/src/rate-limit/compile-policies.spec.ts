@@ -36,7 +36,9 @@ describe('compilePolicies', () => {
     expect(fieldOf(() => compilePolicies({ algorithm: 'fixed-window', limit: -1, windowMs: 1 }, 'policy', error))).toBe('policy.limit');
     expect(fieldOf(() => compilePolicies({ algorithm: 'nope' }, 'policy', error))).toBe('policy.algorithm');
     expect(fieldOf(() => compilePolicies([], 'policy', error))).toBe('policy');
-    expect(fieldOf(() => compilePolicies({ algorithm: 'sliding-window', limit: 1_000_000, windowMs: 1 }, 'policy', error))).toBe('policy.limit');
+    expect(fieldOf(() => compilePolicies({ algorithm: 'sliding-window', limit: 1_000_000, windowMs: 1 }, 'policy', error))).toBe(
+      'policy.limit',
+    );
     const twice = { algorithm: 'fixed-window', limit: 1, windowMs: 1 };
     expect(fieldOf(() => compilePolicies([twice, { ...twice }], 'policy', error))).toBe('policy[1]');
   });

@@ -1,5 +1,5 @@
 import { describeValue, isPlainObject } from '../core/options/option-checks';
-import { RATE_LIMIT_ALGORITHMS, type RateLimitAlgorithm, type RateLimitPolicy } from './rate-limit-policy';
+import { RATE_LIMIT_ALGORITHMS, type RateLimitAlgorithm } from './rate-limit-policy';
 import { type ScriptCall, scriptCallFor } from './script-call';
 
 /** Raises the error of the caller's edge: `InvalidArgumentError` for a call, `InvalidOptionsError` for a decorator. */
@@ -62,7 +62,9 @@ export function compilePolicies(input: unknown, path: string, error: PolicyError
   const list = Array.isArray(input) ? input : [input];
   if (list.length === 0) throw error(path, 'a policy or a non-empty array of policies', 'an empty array');
   if (list.length > 16) throw error(path, 'at most 16 policies', `an array of ${list.length}`);
-  const policies = list.map((policy, i) => compileOne(policy, Array.isArray(input) ? `${path}[${i}]` : path, error, list.length === 1 ? 'default' : `p${i}`));
+  const policies = list.map((policy, i) =>
+    compileOne(policy, Array.isArray(input) ? `${path}[${i}]` : path, error, list.length === 1 ? 'default' : `p${i}`),
+  );
   const seen = new Map<string, number>();
   policies.forEach((policy, i) => {
     const first = seen.get(policy.suffix);
@@ -114,10 +116,23 @@ function compileOne(policy: unknown, path: string, error: PolicyErrorFactory, de
       const capacity = int('capacity', MAX_LIMIT);
       const rate = policy.refillPerSecond;
       if (typeof rate !== 'number' || !Number.isFinite(rate) || rate <= 0 || rate > MAX_LIMIT || capacity / rate > MAX_WINDOW_MS / 1000) {
-        throw error(`${path}.refillPerSecond`, 'a number greater than 0 (tokens per second; capacity/refillPerSecond at most a year)', describeValue(rate));
+        throw error(
+          `${path}.refillPerSecond`,
+          'a number greater than 0 (tokens per second; capacity/refillPerSecond at most a year)',
+          describeValue(rate),
+        );
       }
       // tb2: the state became one string (it was a hash), so a key an earlier version left is never misread.
-      return { algorithm, code, a: capacity, b: rate, limit: capacity, suffix: `tb2:${capacity}:${rate}`, name, policyItem: item(capacity, (capacity / rate) * 1000) };
+      return {
+        algorithm,
+        code,
+        a: capacity,
+        b: rate,
+        limit: capacity,
+        suffix: `tb2:${capacity}:${rate}`,
+        name,
+        policyItem: item(capacity, (capacity / rate) * 1000),
+      };
     }
     case 'gcra': {
       const limit = int('limit', MAX_LIMIT);
@@ -128,7 +143,16 @@ function compileOne(policy: unknown, path: string, error: PolicyErrorFactory, de
       // added up once per unit, so 6561 per day allowed 6560 at once and 10000 per second 9990. Stored as tokens,
       // a burst is counted exactly. gcra2: the state changed form.
       const refillPerSecond = (limit * 1000) / periodMs;
-      return { algorithm, code, a: burst, b: refillPerSecond, limit: burst, suffix: `gcra2:${limit}:${periodMs}:${burst}`, name, policyItem: item(limit, periodMs) };
+      return {
+        algorithm,
+        code,
+        a: burst,
+        b: refillPerSecond,
+        limit: burst,
+        suffix: `gcra2:${limit}:${periodMs}:${burst}`,
+        name,
+        policyItem: item(limit, periodMs),
+      };
     }
     default: {
       // A sliding log holds one sorted-set member per unit: bound it so one identity cannot take megabytes.
@@ -136,7 +160,16 @@ function compileOne(policy: unknown, path: string, error: PolicyErrorFactory, de
       const windowMs = int('windowMs', MAX_WINDOW_MS);
       // swc2: as tb2 above.
       const tag = algorithm === 'fixed-window' ? 'fw' : algorithm === 'sliding-window' ? 'sw' : 'swc2';
-      return { algorithm, code, a: limit, b: windowMs, limit, suffix: `${tag}:${limit}:${windowMs}`, name, policyItem: item(limit, windowMs) };
+      return {
+        algorithm,
+        code,
+        a: limit,
+        b: windowMs,
+        limit,
+        suffix: `${tag}:${limit}:${windowMs}`,
+        name,
+        policyItem: item(limit, windowMs),
+      };
     }
   }
 }

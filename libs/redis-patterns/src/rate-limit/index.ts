@@ -17,6 +17,6 @@ export type {
 } from './rate-limit-policy';
 export type { RateLimitDecoratorOptions } from './resolve-limiter';
 export { clientAddress } from './client-address';
-export { RateLimitExceededError } from '../errors/rate-limit-exceeded.error';
-export { RateLimitUnavailableError } from '../errors/rate-limit-unavailable.error';
-export { RateLimitIdentityError } from '../errors/rate-limit-identity.error';
+export { RateLimitExceededError } from './rate-limit-exceeded.error';
+export { RateLimitUnavailableError } from './rate-limit-unavailable.error';
+export { RateLimitIdentityError } from './rate-limit-identity.error';

@@ -1,7 +1,7 @@
 import { type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
-import { RateLimitIdentityError } from '../errors/rate-limit-identity.error';
+import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
+import { RateLimitIdentityError } from './rate-limit-identity.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { clientAddress } from './client-address';
 import type { ResolvedLimiter } from './resolve-limiter';
@@ -42,7 +42,9 @@ export class RateLimitIdentity {
       tracker = this.trackerOf(context, name);
       if (tracker === undefined) return name;
     }
-    return typeof tracker === 'string' ? this.generate(context, tracker, name) : tracker.then((value) => this.generate(context, value, name));
+    return typeof tracker === 'string'
+      ? this.generate(context, tracker, name)
+      : tracker.then((value) => this.generate(context, value, name));
   }
 
   /** What a handler's `key` function receives first, per context. */
@@ -73,7 +75,8 @@ export class RateLimitIdentity {
         return this.wsTracker(context.getArgByIndex<WsClient>(0), limiter);
       case 'graphql': {
         const request = graphqlRequest(context);
-        if (!request) throw new RateLimitIdentityError(limiter, 'the GraphQL context has no HTTP request (`req`, `request` or `reply.request`)');
+        if (!request)
+          throw new RateLimitIdentityError(limiter, 'the GraphQL context has no HTTP request (`req`, `request` or `reply.request`)');
         return this.addressOf(request);
       }
       case 'rpc':
@@ -104,7 +107,11 @@ export class RateLimitIdentity {
     }
     // socket.io keeps the upgrade request (headers for trusted proxies); the ws adapter keeps only the socket.
     if (client.request) return this.addressOf(client.request);
-    if (this.hops > 0) throw new RateLimitIdentityError(limiter, 'a ws-adapter client carries no upgrade request, so X-Forwarded-For cannot be read (rateLimit.trustProxyHops)');
+    if (this.hops > 0)
+      throw new RateLimitIdentityError(
+        limiter,
+        'a ws-adapter client carries no upgrade request, so X-Forwarded-For cannot be read (rateLimit.trustProxyHops)',
+      );
     return this.addressOf({ socket: client._socket ?? { remoteAddress: client.conn?.remoteAddress ?? client.handshake?.address } });
   }
 }

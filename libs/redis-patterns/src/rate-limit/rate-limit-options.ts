@@ -69,7 +69,8 @@ export const validateRateLimitOptions: SectionValidator = (value, path, context)
   checkOptionalNumber(section.trustProxyHops, `${path}.trustProxyHops`, { min: 0, max: 32, integer: true });
   checkOptionalNumber(section.ipv6Subnet, `${path}.ipv6Subnet`, { min: 1, max: 128, integer: true });
   for (const hook of ['getTracker', 'generateKey'] as const) {
-    if (section[hook] !== undefined && typeof section[hook] !== 'function') invalid(`${path}.${hook}`, 'a function of the execution context', section[hook]);
+    if (section[hook] !== undefined && typeof section[hook] !== 'function')
+      invalid(`${path}.${hook}`, 'a function of the execution context', section[hook]);
   }
   if (section.wsIdentity !== undefined) checkOneOf(section.wsIdentity, `${path}.wsIdentity`, ['connection', 'address']);
 };

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../core/advice/method-advice.interface';
-import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
-import { RateLimitExceededError } from '../errors/rate-limit-exceeded.error';
+import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
+import { RateLimitExceededError } from './rate-limit-exceeded.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { rateLimitHeaders } from './rate-limit-headers';
 import { RateLimitIdentity } from './rate-limit-identity';
@@ -42,7 +42,9 @@ export class RateLimitAdvisor implements MethodAdvisor<RateLimitMetadata> {
         return typeof identity === 'string' ? decide(identity, proceed) : identity.then((value) => decide(value, proceed));
       }
       if (key === undefined) return decide(name, proceed);
-      return Promise.resolve(typeof key === 'function' ? key(...invocation.args) : key).then((value) => decide(prefix + String(value), proceed));
+      return Promise.resolve(typeof key === 'function' ? key(...invocation.args) : key).then((value) =>
+        decide(prefix + String(value), proceed),
+      );
     };
   }
 }

@@ -3,8 +3,8 @@ import { Reflector } from '@nestjs/core';
 import { toContextError } from '../core/advice/context-errors';
 import { isAdvisedWrapper } from '../core/advice/create-advised-decorator';
 import { setResponseHeader } from '../core/advice/handler-call';
-import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
-import { RateLimitExceededError } from '../errors/rate-limit-exceeded.error';
+import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
+import { RateLimitExceededError } from './rate-limit-exceeded.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA } from './rate-limit.constants';
 import { rateLimitHeaders } from './rate-limit-headers';
@@ -56,7 +56,13 @@ export class RateLimitGuard implements CanActivate {
     const key = this.identity.keyOf(context, limiter);
     let decision: RateLimitDecision;
     try {
-      decision = await this.limiter.decide(typeof key === 'string' ? key : await key, limiter.compiled, limiter.cost, limiter.outage, limiter.name);
+      decision = await this.limiter.decide(
+        typeof key === 'string' ? key : await key,
+        limiter.compiled,
+        limiter.cost,
+        limiter.outage,
+        limiter.name,
+      );
     } catch (error) {
       throw toContextError(error, context);
     }
@@ -68,7 +74,10 @@ export class RateLimitGuard implements CanActivate {
       if (!decision.allowed) throw toContextError(new RateLimitExceededError(decision, limiter.name), context);
     } else if (!decision.allowed) {
       // Outside HTTP the headers go with the denial only (a GraphQL response over HTTP carries them).
-      throw toContextError(new RateLimitExceededError(decision, limiter.name, rateLimitHeaders(decision, limiter.compiled, legacy)), context);
+      throw toContextError(
+        new RateLimitExceededError(decision, limiter.name, rateLimitHeaders(decision, limiter.compiled, legacy)),
+        context,
+      );
     }
     return true;
   }
@@ -80,7 +89,9 @@ export class RateLimitGuard implements CanActivate {
     const cached = this.limiters.get(handler);
     if (cached && cached.classRef === classRef) return cached;
     const own = this.reflector.get<RateLimitMetadata | undefined>(RATE_LIMIT_METADATA, handler);
-    const skipped = this.reflector.get<boolean | undefined>(SKIP_RATE_LIMIT_METADATA, handler) || (!own && this.reflector.get<boolean | undefined>(SKIP_RATE_LIMIT_METADATA, classRef));
+    const skipped =
+      this.reflector.get<boolean | undefined>(SKIP_RATE_LIMIT_METADATA, handler) ||
+      (!own && this.reflector.get<boolean | undefined>(SKIP_RATE_LIMIT_METADATA, classRef));
     const metadata = skipped ? undefined : (own ?? this.reflector.get<RateLimitMetadata | undefined>(RATE_LIMIT_METADATA, classRef));
     const where = `${classRef.name}.${handler.name}`;
     const limiter = metadata ? resolveLimiter(metadata, where, own ? where : classRef.name) : null;

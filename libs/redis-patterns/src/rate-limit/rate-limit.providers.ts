@@ -6,4 +6,10 @@ import { RateLimitMetadataValidator } from './rate-limit-metadata.validator';
 import { RateLimiterService } from './rate-limiter.service';
 
 /** The providers (services, advisors, guards) of this pattern; the module provides and exports them all. */
-export const RATE_LIMIT_PROVIDERS: Provider[] = [RateLimiterService, RateLimitIdentity, RateLimitAdvisor, RateLimitGuard, RateLimitMetadataValidator];
+export const RATE_LIMIT_PROVIDERS: Provider[] = [
+  RateLimiterService,
+  RateLimitIdentity,
+  RateLimitAdvisor,
+  RateLimitGuard,
+  RateLimitMetadataValidator,
+];

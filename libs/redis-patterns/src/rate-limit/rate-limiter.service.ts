@@ -2,11 +2,12 @@ import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type Logger
 import { randomBytes } from 'node:crypto';
 import { RedisConnections, type RedisClient } from '../core/connections/redis-connections';
 import { KeyBuilder } from '../core/keys/key-builder';
+import { ThrottledLog } from '../core/logging/throttled-log';
 import { describeValue } from '../core/options/option-checks';
-import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
+import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { runBatched } from '../core/scripts/run-batched';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
-import { RateLimitUnavailableError } from '../errors/rate-limit-unavailable.error';
+import { RateLimitUnavailableError } from './rate-limit-unavailable.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { checkCost, compilePolicies, type CompiledPolicies, type PolicyErrorFactory } from './compile-policies';
 import { MemoryRateLimiter } from './memory/memory-rate-limiter';
@@ -49,8 +50,7 @@ export class RateLimiterService implements BeforeApplicationShutdown {
   private sequence = 0;
   private readonly nextNonce = (): string => this.nonceBase + (this.sequence++).toString(36);
   private client?: RedisClient;
-  private lastOutageLog = 0;
-  private unloggedOutages = 0;
+  private readonly outageLog: ThrottledLog;
 
   constructor(
     @Inject(RESOLVED_OPTIONS) private readonly options: ResolvedRedisPatternsOptions,
@@ -59,6 +59,7 @@ export class RateLimiterService implements BeforeApplicationShutdown {
   ) {
     this.memory = new MemoryRateLimiter(options.rateLimit?.inMemoryMaxEntries);
     this.logger = options.logger ?? new Logger('RateLimiter');
+    this.outageLog = new ThrottledLog(this.logger);
   }
 
   /**
@@ -68,7 +69,11 @@ export class RateLimiterService implements BeforeApplicationShutdown {
    * @throws InvalidArgumentError naming the field (e.g. `policy[1].windowMs`, `cost`) before anything is written.
    * @throws RateLimitUnavailableError when Redis cannot decide and the limiter fails closed.
    */
-  consume(key: string, policy: RateLimitPolicy | readonly RateLimitPolicy[], options?: RateLimitConsumeOptions): Promise<RateLimitDecision> {
+  consume(
+    key: string,
+    policy: RateLimitPolicy | readonly RateLimitPolicy[],
+    options?: RateLimitConsumeOptions,
+  ): Promise<RateLimitDecision> {
     try {
       checkKey(key);
       const compiled = compilePolicies(policy, 'policy', argumentError);
@@ -103,7 +108,13 @@ export class RateLimiterService implements BeforeApplicationShutdown {
    * `limiter` its name for errors and logs.
    * @internal
    */
-  decide(identity: string, compiled: CompiledPolicies, cost: number, outage: RateLimitOutageOptions, limiter: string): Promise<RateLimitDecision> {
+  decide(
+    identity: string,
+    compiled: CompiledPolicies,
+    cost: number,
+    outage: RateLimitOutageOptions,
+    limiter: string,
+  ): Promise<RateLimitDecision> {
     const keys = this.keysFor(identity, compiled);
     if (this.breaker.isOpen) {
       try {
@@ -125,7 +136,14 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     );
   }
 
-  private withoutRedis(error: unknown, keys: string[], compiled: CompiledPolicies, cost: number, outage: RateLimitOutageOptions, limiter: string): RateLimitDecision {
+  private withoutRedis(
+    error: unknown,
+    keys: string[],
+    compiled: CompiledPolicies,
+    cost: number,
+    outage: RateLimitOutageOptions,
+    limiter: string,
+  ): RateLimitDecision {
     if (error !== undefined) {
       this.breaker.record(error);
       this.logOutage(error, limiter, outage);
@@ -145,21 +163,13 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     throw new RateLimitUnavailableError(limiter, { cause: error });
   }
 
-  // An outage fails every request: log the first failure, then a summary at most every 10 s.
+  // An outage fails every request: log the first failure, then at most one line every 10 s.
   private logOutage(error: unknown, limiter: string, outage: RateLimitOutageOptions): void {
     const defaults = this.options.rateLimit;
     const inMemory = outage.inMemoryFallback ?? defaults?.inMemoryFallback ?? false;
     const policy = inMemory ? 'in-memory fallback' : (outage.failOpen ?? defaults?.failOpen ?? true) ? 'failing open' : 'failing closed';
-    const now = Date.now();
-    if (now - this.lastOutageLog < 10_000) {
-      this.unloggedOutages++;
-      return;
-    }
-    const more = this.unloggedOutages ? ` (${this.unloggedOutages} more since the last report)` : '';
-    this.lastOutageLog = now;
-    this.unloggedOutages = 0;
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    this.logger.warn(`Rate limiter "${limiter}" could not reach Redis, ${policy}${more}: ${reason}`);
+    this.outageLog.warn(`Rate limiter "${limiter}" could not reach Redis, ${policy}: ${reason}`);
   }
 
   // One key per policy, all in the identity's slot group (one slot on a cluster).
@@ -179,5 +189,6 @@ export class RateLimiterService implements BeforeApplicationShutdown {
 }
 
 function checkKey(key: unknown): void {
-  if (typeof key !== 'string' || key.length === 0) throw new InvalidArgumentError('key', `expected a non-empty string, received ${describeValue(key)}`);
+  if (typeof key !== 'string' || key.length === 0)
+    throw new InvalidArgumentError('key', `expected a non-empty string, received ${describeValue(key)}`);
 }

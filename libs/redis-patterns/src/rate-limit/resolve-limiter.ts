@@ -39,7 +39,11 @@ const resolved = new WeakMap<RateLimitMetadata, Map<string, ResolvedLimiter>>();
 
 /** Splits `@RateLimit`'s arguments: a policy (with options mixed in), `{ policies, …options }`, or policies + options. */
 export function toMetadata(
-  policy: RateLimitPolicy | readonly RateLimitPolicy[] | (RateLimitPolicy & RateLimitDecoratorOptions) | ({ policies: RateLimitPolicy | readonly RateLimitPolicy[] } & RateLimitDecoratorOptions),
+  policy:
+    | RateLimitPolicy
+    | readonly RateLimitPolicy[]
+    | (RateLimitPolicy & RateLimitDecoratorOptions)
+    | ({ policies: RateLimitPolicy | readonly RateLimitPolicy[] } & RateLimitDecoratorOptions),
   options: RateLimitDecoratorOptions = {},
 ): RateLimitMetadata {
   if (!isPlainObject(policy)) return { policies: policy, options };

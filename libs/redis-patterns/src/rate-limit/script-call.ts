@@ -38,7 +38,11 @@ const SINGLE: Readonly<Record<RateLimitAlgorithm, BatchedScript<number[]>>> = {
 };
 
 /** Every script a decision may run. */
-export const RATE_LIMIT_SCRIPTS: ReadonlyArray<BatchedScript<number[]>> = [...new Set(Object.values(SINGLE)), multiFixedWindowScript, CONSUME_SCRIPT];
+export const RATE_LIMIT_SCRIPTS: ReadonlyArray<BatchedScript<number[]>> = [
+  ...new Set(Object.values(SINGLE)),
+  multiFixedWindowScript,
+  CONSUME_SCRIPT,
+];
 
 /** The script call of a list of validated policies. */
 export function scriptCallFor(policies: readonly CallPolicy[]): ScriptCall {
@@ -46,7 +50,11 @@ export function scriptCallFor(policies: readonly CallPolicy[]): ScriptCall {
     const [{ algorithm, a, b }] = policies;
     const log = algorithm === 'sliding-window';
     // Single-policy ARGV: cost, a, b (, nonce).
-    return { script: SINGLE[algorithm], unitArgs: log ? ['1', String(a), String(b), ''] : ['1', String(a), String(b)], nonceIndex: log ? 3 : -1 };
+    return {
+      script: SINGLE[algorithm],
+      unitArgs: log ? ['1', String(a), String(b), ''] : ['1', String(a), String(b)],
+      nonceIndex: log ? 3 : -1,
+    };
   }
   // Several policies, all-or-nothing: the generic script. ARGV: cost, nonce, then code, a, b per policy.
   const log = policies.some((p) => p.algorithm === 'sliding-window');

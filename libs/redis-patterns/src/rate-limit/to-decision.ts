@@ -21,7 +21,11 @@ export function toDecision(reply: readonly number[], compiled: CompiledPolicies,
     policies[i] = state;
     if (i === 0) continue;
     const best = policies[pick];
-    if (allowed ? state.remaining < best.remaining || (state.remaining === best.remaining && state.resetMs > best.resetMs) : state.retryAfterMs > best.retryAfterMs) {
+    if (
+      allowed
+        ? state.remaining < best.remaining || (state.remaining === best.remaining && state.resetMs > best.resetMs)
+        : state.retryAfterMs > best.retryAfterMs
+    ) {
       pick = i;
     }
   }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { RedisConnections, type RedisClient } from '../core/connections/redis-connections';
 import { KeyBuilder } from '../core/keys/key-builder';
-import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
+import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { runScript } from '../core/scripts/redis-script';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
@@ -51,7 +51,8 @@ export class CappedList {
     if (!Array.isArray(items) || items.length === 0 || items.length > 10_000) {
       throw new InvalidArgumentError('items', 'expected 1 to 10000 items');
     }
-    const maxLength = options.maxLength === undefined ? this.defaults.defaultMaxLength : checkCount(options.maxLength, 'options.maxLength', 1, 1_000_000);
+    const maxLength =
+      options.maxLength === undefined ? this.defaults.defaultMaxLength : checkCount(options.maxLength, 'options.maxLength', 1, 1_000_000);
     const ttl = ttlMs(options.ttl, 'options.ttl', this.defaults.defaultTtl);
     const encoded = items.map((item, i) => {
       const json = JSON.stringify(item);

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { RedisConnections, type RedisClient } from '../core/connections/redis-connections';
 import { KeyBuilder } from '../core/keys/key-builder';
-import type { ResolvedRedisPatternsOptions } from '../core/options/resolve-options';
+import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { runScript } from '../core/scripts/redis-script';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
@@ -100,13 +100,23 @@ export class Leaderboard {
   }
 
   /** Removes members; returns how many were on the board. */
-  async remove(board: string, members: string | string[], scope: Omit<LeaderboardScope, 'period'> & { period?: 'all' | 'day' } = {}): Promise<number> {
+  async remove(
+    board: string,
+    members: string | string[],
+    scope: Omit<LeaderboardScope, 'period'> & { period?: 'all' | 'day' } = {},
+  ): Promise<number> {
     const list = (Array.isArray(members) ? members : [members]).map((m, i) => checkName(m, `members[${i}]`));
     if (list.length === 0) return 0;
     return this.client.zrem(await this.readKey(board, scope), ...list);
   }
 
-  private async write(mode: 'incr' | 'set', board: string, member: string, value: number, options: LeaderboardWriteOptions): Promise<number> {
+  private async write(
+    mode: 'incr' | 'set',
+    board: string,
+    member: string,
+    value: number,
+    options: LeaderboardWriteOptions,
+  ): Promise<number> {
     if ((options.period as string) === 'week') {
       throw new InvalidArgumentError('options.period', "a weekly board is computed from daily boards: write with period 'day'");
     }
@@ -121,7 +131,10 @@ export class Leaderboard {
       const message = error instanceof Error ? error.message : '';
       if (message.startsWith('SCORE_RANGE')) {
         const wouldBe = message.split(' ')[1];
-        throw new InvalidArgumentError(mode === 'incr' ? 'by' : 'score', `the score would be ${wouldBe}, outside ±(2^53 - 1) where doubles stop being exact`);
+        throw new InvalidArgumentError(
+          mode === 'incr' ? 'by' : 'score',
+          `the score would be ${wouldBe}, outside ±(2^53 - 1) where doubles stop being exact`,
+        );
       }
       throw error;
     }
@@ -129,7 +142,12 @@ export class Leaderboard {
 
   private checkScore(value: unknown, argument: string): number {
     const integer = this.settings.integerScores;
-    if (typeof value !== 'number' || !Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER || (integer && !Number.isInteger(value))) {
+    if (
+      typeof value !== 'number' ||
+      !Number.isFinite(value) ||
+      Math.abs(value) > Number.MAX_SAFE_INTEGER ||
+      (integer && !Number.isInteger(value))
+    ) {
       throw new InvalidArgumentError(
         argument,
         `expected ${integer ? 'an integer' : 'a finite number'} within ±(2^53 - 1)${integer ? ' (set leaderboard.integerScores: false for fractional scores)' : ''}`,

@@ -1,5 +1,5 @@
 import { InvalidOptionsError } from '../errors/invalid-options.error';
-import { resolveOptions } from '../core/options/resolve-options';
+import { resolveOptions } from '../redis-patterns.options';
 
 describe('structures option sections', () => {
   it.each([

@@ -67,16 +67,21 @@ export async function startTestRedis(options: StartTestRedisOptions = {}): Promi
 function ready(child: ChildProcess, timeoutMs: number): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let output = '';
-    const timer = setTimeout(() => reject(new Error(`redis-server did not accept connections within ${timeoutMs} ms. Its output:\n${output}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`redis-server did not accept connections within ${timeoutMs} ms. Its output:\n${output}`)),
+      timeoutMs,
+    );
     const fail = (error: Error) => {
       clearTimeout(timer);
       reject(error);
     };
     child.once('error', (error: NodeJS.ErrnoException) => {
-      const install = error.code === 'ENOENT' ? ' Install Redis (Debian/Ubuntu: "apt-get install redis-server"; macOS: "brew install redis").' : '';
+      const install =
+        error.code === 'ENOENT' ? ' Install Redis (Debian/Ubuntu: "apt-get install redis-server"; macOS: "brew install redis").' : '';
       fail(new Error(`Could not start redis-server: ${error.message}.${install}`));
     });
-    const early = (code: number | null) => fail(new Error(`redis-server exited (code ${code}) before accepting connections. Its output:\n${output}`));
+    const early = (code: number | null) =>
+      fail(new Error(`redis-server exited (code ${code}) before accepting connections. Its output:\n${output}`));
     child.once('exit', early);
     const watch = (chunk: Buffer) => {
       output += chunk.toString();

@@ -45,7 +45,9 @@ async function startApp(url: string) {
   return app;
 }
 
-runScenario({ label: 'CommonJS TypeScript, Nest 11.1 + ioredis 5.9 + Express', startApp, LockService, startTestRedis, Redis }).catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runScenario({ label: 'CommonJS TypeScript, Nest 11.1 + ioredis 5.9 + Express', startApp, LockService, startTestRedis, Redis }).catch(
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

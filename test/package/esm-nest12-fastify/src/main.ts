@@ -47,7 +47,9 @@ async function startApp(url: string) {
   return app;
 }
 
-runScenario({ label: 'ES module TypeScript, Nest 12 + ioredis 6 + Fastify', startApp, LockService, startTestRedis, Redis }).catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runScenario({ label: 'ES module TypeScript, Nest 12 + ioredis 6 + Fastify', startApp, LockService, startTestRedis, Redis }).catch(
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -27,8 +27,8 @@ export class CacheEvictAdvisor implements MethodAdvisor<CacheEvictOptions> {
     const { engine } = this.cache;
 
     const evict = async (args: unknown[]): Promise<void> => {
-      let entries: string[] = [];
-      let tags: readonly string[] = [];
+      let entries: string[];
+      let tags: readonly string[];
       try {
         entries = keysOf ? keysOf(args) : [];
         tags = tagsOf ? tagsOf(args) : [];

@@ -18,7 +18,10 @@ export class CachePutAdvisor implements MethodAdvisor<CachePutOptions> {
     const options = checkDecoratorKeys('CachePut', method, raw, KNOWN) as CachePutOptions;
     const path = (field: string) => optionPath('CachePut', method, field);
     const engine = this.cache.engine;
-    const policy = decoratorPolicy('CachePut', method, options, { ttlMs: this.cache.settings.defaultTtlMs, jitter: this.cache.settings.jitter });
+    const policy = decoratorPolicy('CachePut', method, options, {
+      ttlMs: this.cache.settings.defaultTtlMs,
+      jitter: this.cache.settings.jitter,
+    });
     const keyOf = compileKey(options.key, this.cache.keys, method, path('key'));
     const tagsOf = compileTags(options.tags, path('tags'));
 

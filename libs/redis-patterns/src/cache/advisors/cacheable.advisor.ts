@@ -20,7 +20,10 @@ export class CacheableAdvisor implements MethodAdvisor<CacheableOptions> {
     const options = checkDecoratorKeys('Cacheable', method, raw, KNOWN) as CacheableOptions;
     const path = (field: string) => optionPath('Cacheable', method, field);
     const engine = this.cache.engine;
-    const base = decoratorPolicy('Cacheable', method, options, { ttlMs: this.cache.settings.defaultTtlMs, jitter: this.cache.settings.jitter });
+    const base = decoratorPolicy('Cacheable', method, options, {
+      ttlMs: this.cache.settings.defaultTtlMs,
+      jitter: this.cache.settings.jitter,
+    });
     const policy = this.cache.nearPolicy(base, options.nearCache, path('nearCache'));
     const keyOf = compileKey(options.key, this.cache.keys, method, path('key'));
     const tagsOf = compileTags(options.tags, path('tags'));

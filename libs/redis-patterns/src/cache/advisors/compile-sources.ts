@@ -25,12 +25,18 @@ export function optionPath(decorator: string, method: AdvisedMethod, field: stri
  * is escaped once; without a key, the default is `<Class>.<method>` plus an encoding of the arguments — on a
  * handler call, of its data arguments only (never the socket, RPC context or GraphQL context beside them).
  */
-export function compileKey(source: unknown, keys: CacheKeys, method: AdvisedMethod, path: string): (args: AnyArgs, context?: ExecutionContext) => string {
+export function compileKey(
+  source: unknown,
+  keys: CacheKeys,
+  method: AdvisedMethod,
+  path: string,
+): (args: AnyArgs, context?: ExecutionContext) => string {
   if (source === undefined) {
     const head = `${method.className}.${method.methodName}`;
     const kind = method.handlerKind;
     if (!kind || kind === 'http') return (args) => keys.entry(head, encodeArguments(args));
-    return (args, context) => keys.entry(head, encodeArguments(context ? args.map((arg) => (isTransportArgument(kind, context, arg) ? undefined : arg)) : args));
+    return (args, context) =>
+      keys.entry(head, encodeArguments(context ? args.map((arg) => (isTransportArgument(kind, context, arg) ? undefined : arg)) : args));
   }
   if (typeof source === 'string' || typeof source === 'number') {
     const entry = keys.entry(guard(() => checkKey(source), path, source));
@@ -91,23 +97,37 @@ export function decoratorPolicy(
   defaults: { ttlMs: number; jitter: number },
 ): EntryPolicy {
   try {
-    return buildPolicy({ ttl: options.ttl, staleTtl: options.staleTtl, earlyRefresh: options.earlyRefresh } as WrapOptions, defaults, 'options');
+    return buildPolicy(
+      { ttl: options.ttl, staleTtl: options.staleTtl, earlyRefresh: options.earlyRefresh } as WrapOptions,
+      defaults,
+      'options',
+    );
   } catch (error) {
     if (!(error instanceof InvalidArgumentError)) throw error;
     const field = error.argument.replace(/^options\./, '');
     const expected = error.message.replace(/^Invalid argument "[^"]*": (expected )?/, '');
-    throw new InvalidOptionsError(optionPath(decorator, method, field), expected, describeValue((options as Record<string, unknown>)[field]));
+    throw new InvalidOptionsError(
+      optionPath(decorator, method, field),
+      expected,
+      describeValue((options as Record<string, unknown>)[field]),
+    );
   }
 }
 
 /** Rejects option names a decorator does not know (a typo such as `ttlSeconds` fails startup). */
-export function checkDecoratorKeys(decorator: string, method: AdvisedMethod, options: unknown, allowed: readonly string[]): Record<string, unknown> {
+export function checkDecoratorKeys(
+  decorator: string,
+  method: AdvisedMethod,
+  options: unknown,
+  allowed: readonly string[],
+): Record<string, unknown> {
   if (options === undefined) return {};
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new InvalidOptionsError(`@${decorator}(${method.className}.${method.methodName})`, 'an options object', describeValue(options));
   }
   for (const key of Object.keys(options)) {
-    if (!allowed.includes(key)) throw new InvalidOptionsError(optionPath(decorator, method, key), `one of ${allowed.join(', ')}`, 'an unknown option');
+    if (!allowed.includes(key))
+      throw new InvalidOptionsError(optionPath(decorator, method, key), `one of ${allowed.join(', ')}`, 'an unknown option');
   }
   return options as Record<string, unknown>;
 }

@@ -8,8 +8,8 @@ describe('encodeArguments (default decorator keys)', () => {
   });
 
   it('distinguishes values JSON would conflate', () => {
-    const encodings = [[1], ['1'], [null], [undefined, 1], [1n], [new Date(0)], [[1]], [{ a: undefined }], ['a', 'b'], ['a,b']].map((args) =>
-      encodeArguments(args),
+    const encodings = [[1], ['1'], [null], [undefined, 1], [1n], [new Date(0)], [[1]], [{ a: undefined }], ['a', 'b'], ['a,b']].map(
+      (args) => encodeArguments(args),
     );
     expect(new Set(encodings).size).toBe(encodings.length);
   });

@@ -39,7 +39,9 @@ function encode(value: unknown, seen: object[]): string {
     if (Array.isArray(object)) return `[${object.map((item) => encode(item, seen)).join(',')}]`;
     if (object instanceof Map || object instanceof Set) return `${object.constructor.name}${encode([...object], seen)}`;
     const record = object as Record<string, unknown>;
-    const keys = Object.keys(record).filter((key) => record[key] !== undefined).sort();
+    const keys = Object.keys(record)
+      .filter((key) => record[key] !== undefined)
+      .sort();
     return `{${keys.map((key) => `${JSON.stringify(key)}:${encode(record[key], seen)}`).join(',')}}`;
   } finally {
     seen.pop();

@@ -28,4 +28,3 @@ export function CachePut<A extends unknown[] = any[]>(options: CachePutOptions<A
     decorate(target, propertyKey, descriptor as TypedPropertyDescriptor<unknown>);
   };
 }
-

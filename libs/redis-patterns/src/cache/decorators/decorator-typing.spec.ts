@@ -5,7 +5,11 @@ import { Cacheable } from './cacheable.decorator';
 
 // Compile-time checks (tsc runs over the specs): key and tag functions are typed against the decorated method.
 class Typed {
-  @Cacheable({ key: (id: string) => `user:${id}`, tags: (id: string) => [`user:${id}`], unless: (user: { id: string } | null) => user === null })
+  @Cacheable({
+    key: (id: string) => `user:${id}`,
+    tags: (id: string) => [`user:${id}`],
+    unless: (user: { id: string } | null) => user === null,
+  })
   async find(id: string, _verbose?: boolean): Promise<{ id: string } | null> {
     return { id };
   }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CacheValueTooLargeError } from '../../errors/cache-value-too-large.error';
+import { CacheValueTooLargeError } from '../cache-value-too-large.error';
 import type { CacheSettings } from '../cache-options';
 import { decodeEntry, encodeEntry } from '../serialization/entry-envelope';
 import { type Fetched, type FoundEntry, found, NOTHING, type StorePredicate } from './cache-entry';
@@ -105,7 +105,12 @@ export class CacheEngine {
    * Stores a value. `strict` (CacheService.set) throws on values that cannot be stored; otherwise (a loader's or a
    * method's result) they are skipped with a rate-limited warning. Returns whether the value was written.
    */
-  async write(entry: string, value: unknown, policy: EntryPolicy, opts: { strict: boolean; deltaMs?: number; epochs?: number[]; token?: string }): Promise<boolean> {
+  async write(
+    entry: string,
+    value: unknown,
+    policy: EntryPolicy,
+    opts: { strict: boolean; deltaMs?: number; epochs?: number[]; token?: string },
+  ): Promise<boolean> {
     let payload: string;
     try {
       payload = encodeEntry(value, policy.staleMs, opts.deltaMs ?? 0);
@@ -127,15 +132,25 @@ export class CacheEngine {
     try {
       let written: boolean;
       if (policy.tags.length === 0) {
-        written = opts.token ? await this.store.writeChecked(entry, payload, px, opts.token, []) : await this.store.setPlain(entry, payload, px);
+        written = opts.token
+          ? await this.store.writeChecked(entry, payload, px, opts.token, [])
+          : await this.store.setPlain(entry, payload, px);
       } else {
-        const seen = await Promise.all(policy.tags.map((tag, i) => this.store.registerTag(tag, entry, px + TAG_TTL_MARGIN_MS, opts.epochs?.[i])));
+        const seen = await Promise.all(
+          policy.tags.map((tag, i) => this.store.registerTag(tag, entry, px + TAG_TTL_MARGIN_MS, opts.epochs?.[i])),
+        );
         if (seen.some((epoch) => epoch < 0)) {
           // An invalidation ran while the loader did: its result may predate it, so it is not stored.
           if (opts.token) await this.store.releaseLock(entry, opts.token);
           written = false;
         } else {
-          written = await this.store.writeChecked(entry, payload, px, opts.token ?? '', policy.tags.flatMap((tag, i) => [tag, seen[i]]));
+          written = await this.store.writeChecked(
+            entry,
+            payload,
+            px,
+            opts.token ?? '',
+            policy.tags.flatMap((tag, i) => [tag, seen[i]]),
+          );
         }
       }
       this.health.succeeded();

@@ -5,7 +5,13 @@ import { CacheHealth } from './cache-health';
 function health(overrides = {}) {
   const lines: string[] = [];
   const logger = { log() {}, error() {}, warn: (m: string) => lines.push(m) } as unknown as LoggerService;
-  return { lines, health: new CacheHealth(resolveCacheSettings({ breakerThreshold: 3, breakerCooldownMs: 50, failureLogIntervalMs: 60_000, ...overrides }), logger) };
+  return {
+    lines,
+    health: new CacheHealth(
+      resolveCacheSettings({ breakerThreshold: 3, breakerCooldownMs: 50, failureLogIntervalMs: 60_000, ...overrides }),
+      logger,
+    ),
+  };
 }
 
 describe('CacheHealth (fail-open policy)', () => {
@@ -49,7 +55,7 @@ describe('CacheHealth (fail-open policy)', () => {
   it('closes the breaker (and lets fills write again) as soon as the connection is ready again', () => {
     jest.useFakeTimers({ now: 1_000_000 });
     const { health: h } = health({ breakerCooldownMs: 1000 });
-    for (let i = 0; i < 3; i++) h.failed('read', new Error('Stream isn\'t writeable'));
+    for (let i = 0; i < 3; i++) h.failed('read', new Error("Stream isn't writeable"));
     expect(h.available()).toBe(false);
     expect(h.writable()).toBe(false);
     jest.advanceTimersByTime(10);

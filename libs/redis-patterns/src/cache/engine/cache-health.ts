@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import { redactSecrets } from '../../core/connections/redact';
+import { ThrottledLog } from '../../core/logging/throttled-log';
 import type { CacheSettings } from '../cache-options';
 
 /** Counters of the cache's outcomes since startup, as returned by `CacheService.stats()`. */
@@ -33,13 +34,14 @@ export class CacheHealth {
   private consecutive = 0;
   private openUntil = 0;
   private lastFailureAt = 0;
-  private lastLogAt = 0;
-  private unlogged = 0;
+  private readonly log: ThrottledLog;
 
   constructor(
     private readonly settings: CacheSettings,
-    private readonly logger: LoggerService,
-  ) {}
+    logger: LoggerService,
+  ) {
+    this.log = new ThrottledLog(logger, settings.failureLogIntervalMs);
+  }
 
   /** False while the breaker is open: the caller skips Redis and goes to the source. */
   available(): boolean {
@@ -91,15 +93,7 @@ export class CacheHealth {
   }
 
   private report(message: string): void {
-    const now = Date.now();
-    if (now - this.lastLogAt < this.settings.failureLogIntervalMs) {
-      this.unlogged++;
-      return;
-    }
-    const more = this.unlogged > 0 ? ` (+${this.unlogged} more cache problems since the last report)` : '';
-    this.unlogged = 0;
-    this.lastLogAt = now;
-    this.logger.warn(`${message}${more}`);
+    this.log.warn(message);
   }
 }
 

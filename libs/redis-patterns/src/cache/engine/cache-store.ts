@@ -12,7 +12,14 @@ import { WRITE_ENTRY_SCRIPT } from '../scripts/write-entry.script';
 import type { CacheKeys } from './cache-keys';
 import { resendIfRefused } from './resend-refused';
 
-const CACHE_SCRIPTS = [FILL_LOCK_SCRIPT, INVALIDATE_ENTRY_SCRIPT, RELEASE_LOCK_SCRIPT, TAG_INVALIDATE_SCRIPT, TAG_REGISTER_SCRIPT, WRITE_ENTRY_SCRIPT];
+const CACHE_SCRIPTS = [
+  FILL_LOCK_SCRIPT,
+  INVALIDATE_ENTRY_SCRIPT,
+  RELEASE_LOCK_SCRIPT,
+  TAG_INVALIDATE_SCRIPT,
+  TAG_REGISTER_SCRIPT,
+  WRITE_ENTRY_SCRIPT,
+];
 
 interface ReadBatch {
   readonly entries: string[];
@@ -83,7 +90,12 @@ export class CacheStore {
 
   async fillLock(entry: string, token: string, lockTtlMs: number, acceptEntry: boolean): Promise<FillLockReply> {
     this.sendReads();
-    const reply = await runScript(this.client, FILL_LOCK_SCRIPT, [entry, this.keys.lock(entry)], [token, lockTtlMs, acceptEntry ? '1' : '0']);
+    const reply = await runScript(
+      this.client,
+      FILL_LOCK_SCRIPT,
+      [entry, this.keys.lock(entry)],
+      [token, lockTtlMs, acceptEntry ? '1' : '0'],
+    );
     if (reply[0] === 1) return { kind: 'entry', raw: reply[1] as string };
     if (reply[0] === 2) return { kind: 'locked' };
     return { kind: 'busy', lockPttl: Number(reply[1]) };
@@ -107,7 +119,13 @@ export class CacheStore {
   }
 
   /** The write script: refuses a write overtaken by a tag invalidation, releases the fill lock. */
-  async writeChecked(entry: string, payload: string, px: number, token: string, tagEpochs: ReadonlyArray<string | number>): Promise<boolean> {
+  async writeChecked(
+    entry: string,
+    payload: string,
+    px: number,
+    token: string,
+    tagEpochs: ReadonlyArray<string | number>,
+  ): Promise<boolean> {
     const keys = [entry, this.keys.tombstone(entry), this.keys.lock(entry)];
     this.sendReads();
     this.onChange?.(entry);

@@ -41,7 +41,11 @@ export interface WrapOptions extends EntryOptions {
 }
 
 /** Validates per-call options (throws InvalidArgumentError naming the field) and builds the policy. */
-export function buildPolicy(options: WrapOptions | undefined, defaults: { ttlMs: number; jitter: number; near?: boolean }, argument = 'options'): EntryPolicy {
+export function buildPolicy(
+  options: WrapOptions | undefined,
+  defaults: { ttlMs: number; jitter: number; near?: boolean },
+  argument = 'options',
+): EntryPolicy {
   if (options === undefined) return { ttlMs: defaults.ttlMs, jitter: defaults.jitter, staleMs: 0, beta: 0, tags: [], near: defaults.near };
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError(argument, 'expected an object');
   const ttlMs = options.ttl === undefined ? defaults.ttlMs : seconds(options.ttl, `${argument}.ttl`, false);
@@ -52,7 +56,8 @@ export function buildPolicy(options: WrapOptions | undefined, defaults: { ttlMs:
   else if (options.earlyRefresh !== undefined && options.earlyRefresh !== false) {
     throw new InvalidArgumentError(`${argument}.earlyRefresh`, 'expected true, false or a β between 0 and 100');
   }
-  if (options.nearCache !== undefined && typeof options.nearCache !== 'boolean') throw new InvalidArgumentError(`${argument}.nearCache`, 'expected true or false');
+  if (options.nearCache !== undefined && typeof options.nearCache !== 'boolean')
+    throw new InvalidArgumentError(`${argument}.nearCache`, 'expected true or false');
   const near = options.nearCache ?? defaults.near;
   return { ttlMs, jitter: defaults.jitter, staleMs, beta, tags: checkTags(options.tags, `${argument}.tags`), near };
 }
@@ -76,7 +81,8 @@ export function checkKey(key: unknown, argument = 'key'): string {
 
 function seconds(value: unknown, argument: string, zeroAllowed: boolean): number {
   const ok = typeof value === 'number' && Number.isFinite(value) && (zeroAllowed ? value >= 0 : value > 0) && value <= MAX_TTL_SECONDS;
-  if (!ok) throw new InvalidArgumentError(argument, `expected a number of seconds ${zeroAllowed ? '>= 0' : '> 0'} and <= ${MAX_TTL_SECONDS}`);
+  if (!ok)
+    throw new InvalidArgumentError(argument, `expected a number of seconds ${zeroAllowed ? '>= 0' : '> 0'} and <= ${MAX_TTL_SECONDS}`);
   return Math.max(1, Math.round((value as number) * 1000)) * (value === 0 ? 0 : 1);
 }
 

@@ -11,10 +11,12 @@ describe('wasRefused (a cluster command that did not run and may be sent again)'
     expect(wasRefused(new ReplyError(message))).toBe(true);
   });
 
-  it.each(['Command timed out', "Stream isn't writeable and enableOfflineQueue options is false", 'WRONGTYPE Operation against a key holding the wrong kind of value', 'ERR something ASK 1 x'])(
-    'not %s (it may have run, or will fail again)',
-    (message) => {
-      expect(wasRefused(new Error(message))).toBe(false);
-    },
-  );
+  it.each([
+    'Command timed out',
+    "Stream isn't writeable and enableOfflineQueue options is false",
+    'WRONGTYPE Operation against a key holding the wrong kind of value',
+    'ERR something ASK 1 x',
+  ])('not %s (it may have run, or will fail again)', (message) => {
+    expect(wasRefused(new Error(message))).toBe(false);
+  });
 });

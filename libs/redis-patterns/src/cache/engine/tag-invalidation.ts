@@ -11,7 +11,12 @@ const BATCH = 500;
  * entries deleted (an entry carrying several of the tags counts once). Fails open: a Redis failure is logged and
  * counted, and what was deleted so far is reported.
  */
-export async function invalidateTags(store: CacheStore, health: CacheHealth, tags: readonly string[], minEpochTtlMs: number): Promise<number> {
+export async function invalidateTags(
+  store: CacheStore,
+  health: CacheHealth,
+  tags: readonly string[],
+  minEpochTtlMs: number,
+): Promise<number> {
   if (tags.length === 0 || !health.available()) return 0;
   let removed = 0;
   try {

@@ -118,7 +118,8 @@ export class InvalidationListener {
     client.on('error', () => undefined); // reported by the close/reconnect cycle; never crash the app
     client.on('messageBuffer', (channel: Buffer, message: unknown) => {
       if (channel.toString() !== INVALIDATE_CHANNEL) return;
-      if (message === null || !Array.isArray(message)) this.sink.clear(); // FLUSHALL / FLUSHDB
+      if (message === null || !Array.isArray(message))
+        this.sink.clear(); // FLUSHALL / FLUSHDB
       else this.sink.invalidate(message.map(String));
     });
     return client;
@@ -133,7 +134,9 @@ export class InvalidationListener {
       this.up.add(client);
       this.changed();
     } catch (error) {
-      this.logger.warn(`Near cache: could not enable invalidation tracking (${(error as Error).message}); L1 stays off until it reconnects.`);
+      this.logger.warn(
+        `Near cache: could not enable invalidation tracking (${(error as Error).message}); L1 stays off until it reconnects.`,
+      );
       client.disconnect(true);
     }
   }

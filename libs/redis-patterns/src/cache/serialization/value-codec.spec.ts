@@ -1,4 +1,4 @@
-import { CacheSerializationError } from '../../errors/cache-serialization.error';
+import { CacheSerializationError } from '../cache-serialization.error';
 import { decodeEntry, encodeEntry } from './entry-envelope';
 import { decodeValue, encodeValue } from './value-codec';
 

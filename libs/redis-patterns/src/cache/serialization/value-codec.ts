@@ -1,4 +1,4 @@
-import { CacheSerializationError } from '../../errors/cache-serialization.error';
+import { CacheSerializationError } from '../cache-serialization.error';
 
 /** The marker property of a typed value inside the JSON (`{"$rp":"Date","v":"…"}`). */
 const TYPE_MARK = '$rp';

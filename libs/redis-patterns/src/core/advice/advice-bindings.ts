@@ -43,7 +43,8 @@ export function resolveBoundMethod(instance: object, methodName: string): BoundM
     methods = bindLate(instance, methodName);
   }
   const method = methods.get(methodName);
-  if (!method) throw new RedisPatternsNotBoundError(instance.constructor.name, methodName, 'its class was not prepared by RedisPatternsModule');
+  if (!method)
+    throw new RedisPatternsNotBoundError(instance.constructor.name, methodName, 'its class was not prepared by RedisPatternsModule');
   return method;
 }
 
@@ -57,7 +58,10 @@ function bindLate(instance: object, methodName?: string): Map<string, BoundMetho
   if (owners.length !== 1) {
     // No owner: the application that created the instance has no RedisPatternsModule (whatever else runs in this
     // process). Several: the same request-scoped class in several applications, and nothing tells which one.
-    const reason = owners.length === 0 ? undefined : 'several applications in this process provide this request-scoped class and run RedisPatternsModule';
+    const reason =
+      owners.length === 0
+        ? undefined
+        : 'several applications in this process provide this request-scoped class and run RedisPatternsModule';
     throw new RedisPatternsNotBoundError(instance.constructor.name, methodName, reason);
   }
   const methods = owners[0].bind(instance, instance.constructor as Type<unknown>);

@@ -27,7 +27,13 @@ export function toContextError(error: unknown, context: ArgumentsHost, http?: Ht
     }
     case 'ws': {
       const { WsException } = optionalPeer<{ WsException: new (error: object) => Error }>('@nestjs/websockets');
-      return new WsException({ status: 'error', code: spec.status, error: error.name, message: messageOf(spec, error), retryAfterMs: spec.retryAfterMs });
+      return new WsException({
+        status: 'error',
+        code: spec.status,
+        error: error.name,
+        message: messageOf(spec, error),
+        retryAfterMs: spec.retryAfterMs,
+      });
     }
     case 'graphql':
       setHeaders(spec, graphqlResponse(context));
@@ -49,7 +55,12 @@ export class GraphQLContextError extends Error {
 
   constructor(cause: HttpMappableError, spec: HttpResponseSpec) {
     super(messageOf(spec, cause), { cause });
-    this.extensions = { code: GRAPHQL_CODES[spec.status] ?? 'INTERNAL_SERVER_ERROR', status: spec.status, error: cause.name, retryAfterMs: spec.retryAfterMs };
+    this.extensions = {
+      code: GRAPHQL_CODES[spec.status] ?? 'INTERNAL_SERVER_ERROR',
+      status: spec.status,
+      error: cause.name,
+      retryAfterMs: spec.retryAfterMs,
+    };
   }
 
   override get name(): string {

@@ -19,7 +19,8 @@ type AnyMethod = (...args: any[]) => any;
 export function createAdvisedDecorator<TOptions>(advisor: Type<MethodAdvisor<TOptions>>, options: TOptions): MethodDecorator {
   return (target, propertyKey, descriptor) => {
     const current = descriptor.value as unknown as AnyMethod;
-    if (typeof current !== 'function') throw new TypeError(`${String(propertyKey)} is not a method: redis-patterns decorators apply to methods.`);
+    if (typeof current !== 'function')
+      throw new TypeError(`${String(propertyKey)} is not a method: redis-patterns decorators apply to methods.`);
     const declaration: AdviceDeclaration<TOptions> = { advisor, options };
     const existing = Reflect.getMetadata(METHOD_ADVICE, current) as AdviceDeclaration[] | undefined;
     if (existing && (current as unknown as Record<symbol, unknown>)[ORIGINAL_METHOD]) {
@@ -51,12 +52,16 @@ export function createAdvisedDecorator<TOptions>(advisor: Type<MethodAdvisor<TOp
 
 /** Whether `method` is the wrapper of a redis-patterns decorator. */
 export function isAdvisedWrapper(method: unknown): boolean {
-  return typeof method === 'function' && Reflect.hasOwnMetadata(METHOD_ADVICE, method) && !!(method as unknown as Record<symbol, unknown>)[ORIGINAL_METHOD];
+  return (
+    typeof method === 'function' &&
+    Reflect.hasOwnMetadata(METHOD_ADVICE, method) &&
+    !!(method as unknown as Record<symbol, unknown>)[ORIGINAL_METHOD]
+  );
 }
 
 /** The undecorated method behind a wrapper (the wrapper itself when it is not one). */
 export function originalMethod(method: AnyMethod): AnyMethod {
-  return ((method as unknown as Record<symbol, AnyMethod>)[ORIGINAL_METHOD] ?? method);
+  return (method as unknown as Record<symbol, AnyMethod>)[ORIGINAL_METHOD] ?? method;
 }
 
 /**

@@ -26,7 +26,11 @@ const RESOLVER_PROPERTY_METADATA = 'graphql:resolve_property';
  */
 export function handlerKindsOf(classRef: Function, method: Function): HandlerKind[] {
   const kinds: HandlerKind[] = [];
-  if (Reflect.getMetadata(CONTROLLER_WATERMARK, classRef) === true && Reflect.getMetadata(PATH_METADATA, method) !== undefined && Reflect.getMetadata(METHOD_METADATA, method) !== undefined) {
+  if (
+    Reflect.getMetadata(CONTROLLER_WATERMARK, classRef) === true &&
+    Reflect.getMetadata(PATH_METADATA, method) !== undefined &&
+    Reflect.getMetadata(METHOD_METADATA, method) !== undefined
+  ) {
     kinds.push('http');
   }
   if (Reflect.getMetadata(PATTERN_METADATA, method) !== undefined) {
@@ -34,7 +38,10 @@ export function handlerKindsOf(classRef: Function, method: Function): HandlerKin
     else kinds.push(Reflect.getMetadata(PATTERN_HANDLER_METADATA, method) === EVENT_HANDLER ? 'rpc-event' : 'rpc');
   }
   if (Reflect.getMetadata(MESSAGE_MAPPING_METADATA, method) === true) kinds.push('ws');
-  if (Reflect.getMetadata(RESOLVER_TYPE_METADATA, method) !== undefined || Reflect.getMetadata(RESOLVER_PROPERTY_METADATA, method) === true) {
+  if (
+    Reflect.getMetadata(RESOLVER_TYPE_METADATA, method) !== undefined ||
+    Reflect.getMetadata(RESOLVER_PROPERTY_METADATA, method) === true
+  ) {
     kinds.push('graphql');
   }
   return kinds;

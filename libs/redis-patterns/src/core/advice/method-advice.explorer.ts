@@ -3,7 +3,7 @@ import { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
 import { UnsupportedHandlerError } from '../../errors/unsupported-handler.error';
 import { RESOLVED_OPTIONS } from '../../redis-patterns.constants';
 import { ThrottledLog } from '../logging/throttled-log';
-import type { ResolvedRedisPatternsOptions } from '../options/resolve-options';
+import type { ResolvedCoreOptions } from '../options/resolve-options';
 import { METHOD_ADVICE } from './advice.constants';
 import { type AdviceRuntime, bindInstance, type BoundMethod, registerRuntime, unregisterRuntime } from './advice-bindings';
 import { composeAdvice } from './compose-advice';
@@ -43,7 +43,7 @@ export class MethodAdviceExplorer implements OnModuleInit, OnApplicationShutdown
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly moduleRef: ModuleRef,
-    @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
+    @Inject(RESOLVED_OPTIONS) options: ResolvedCoreOptions,
   ) {
     this.droppedEvents = new ThrottledLog(options.logger ?? new Logger('RedisPatterns'));
     // At instantiation, not at module init: Nest sets up routes, microservice listeners, gateways and resolvers
@@ -121,9 +121,19 @@ export class MethodAdviceExplorer implements OnModuleInit, OnApplicationShutdown
 function kindOf(classRef: Type<unknown>, methodName: string, method: Function): HandlerKind | undefined {
   if (preparedKinds.has(method)) return preparedKinds.get(method);
   const kinds = handlerKindsOf(classRef, method);
-  if (kinds.length > 1) throw new UnsupportedHandlerError(classRef.name, methodName, `is ${kinds.map((kind) => ARTICLES[kind]).join(' and ')} at once; give each transport its own method (each may call a shared one)`);
+  if (kinds.length > 1)
+    throw new UnsupportedHandlerError(
+      classRef.name,
+      methodName,
+      `is ${kinds.map((kind) => ARTICLES[kind]).join(' and ')} at once; give each transport its own method (each may call a shared one)`,
+    );
   // gRPC passes metadata and a call object, and expects gRPC status codes: not supported yet, so refused.
-  if (kinds[0] === 'grpc') throw new UnsupportedHandlerError(classRef.name, methodName, 'is a gRPC method, where redis-patterns decorators are not supported yet; decorate a provider method it calls instead');
+  if (kinds[0] === 'grpc')
+    throw new UnsupportedHandlerError(
+      classRef.name,
+      methodName,
+      'is a gRPC method, where redis-patterns decorators are not supported yet; decorate a provider method it calls instead',
+    );
   return kinds[0];
 }
 

@@ -2,6 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import type { Cluster, Redis } from 'ioredis';
 import type { ManagedClient } from './create-client';
 import { redactSecrets } from './redact';
+import { withDeadline } from '../time/with-deadline';
 
 const ERROR_LOG_INTERVAL_MS = 10_000;
 
@@ -61,13 +62,14 @@ export async function waitUntilReady(managed: ManagedClient, timeoutMs: number, 
  */
 export async function closeClient(client: Redis | Cluster, deadlineMs: number): Promise<void> {
   if (client.status === 'end') return;
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, deadlineMs);
-  });
-  const quit = client.status === 'ready' ? client.quit().then(() => undefined, () => undefined) : Promise.resolve();
-  await Promise.race([quit, deadline]);
-  clearTimeout(timer);
+  const quit =
+    client.status === 'ready'
+      ? client.quit().then(
+          () => undefined,
+          () => undefined,
+        )
+      : Promise.resolve();
+  await withDeadline(quit, deadlineMs, () => undefined);
   const status = (): string => client.status;
   if (status() !== 'end') client.disconnect();
   // Sockets close asynchronously; a manually closed cluster may stop at `close` (it never reconnects from there).

@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import type { Redis } from 'ioredis';
+import { withDeadline } from '../time/with-deadline';
 
 /**
  * Detects a server that keeps its socket open but stops answering (SIGSTOP, a long fork, a black-holed network).
@@ -34,12 +35,14 @@ export class FrozenServerWatchdog {
   private async probe(): Promise<void> {
     if (this.inFlight || this.client.status !== 'ready') return;
     this.inFlight = true;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), this.deadlineMs);
-    });
-    const answer = await Promise.race([this.client.ping().then(() => 'ok' as const, () => 'error' as const), deadline]);
-    clearTimeout(timer);
+    const answer = await withDeadline(
+      this.client.ping().then(
+        () => 'ok' as const,
+        () => 'error' as const,
+      ),
+      this.deadlineMs,
+      () => 'timeout' as const,
+    );
     this.inFlight = false;
     if (answer === 'ok') {
       this.misses = 0;

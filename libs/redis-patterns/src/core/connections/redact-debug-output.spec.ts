@@ -1,7 +1,10 @@
 import { createRequire } from 'node:module';
 import { redactDebugOutput } from './redact-debug-output';
 
-type Debug = ((namespace: string) => ((...args: unknown[]) => void) & { enabled: boolean }) & { enable(ns: string): void; disable(): string };
+type Debug = ((namespace: string) => ((...args: unknown[]) => void) & { enabled: boolean }) & {
+  enable(ns: string): void;
+  disable(): string;
+};
 
 describe('redactDebugOutput', () => {
   // The debug instance ioredis itself loads (the one that prints its commands with DEBUG=ioredis:*).

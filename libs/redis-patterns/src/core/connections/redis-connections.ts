@@ -1,7 +1,7 @@
 import { Logger, type LoggerService, type OnApplicationShutdown } from '@nestjs/common';
 import { Cluster, type Redis } from 'ioredis';
 import { ConnectionNotFoundError } from '../../errors/connection-not-found.error';
-import { DEFAULT_CONNECTION, type ResolvedRedisPatternsOptions } from '../options/resolve-options';
+import { DEFAULT_CONNECTION, type ResolvedCoreOptions } from '../options/resolve-options';
 import { clientName, createClient, type ManagedClient } from './create-client';
 import { DEDICATED_CONNECTION_OVERRIDES } from './fail-fast-defaults';
 import { registerScripts } from '../scripts/redis-script';
@@ -25,12 +25,12 @@ export class RedisConnections implements OnApplicationShutdown {
   private readonly logger: LoggerService;
   private closed = false;
 
-  private constructor(private readonly options: ResolvedRedisPatternsOptions) {
+  private constructor(private readonly options: ResolvedCoreOptions) {
     this.logger = options.logger ?? new Logger('RedisPatterns');
   }
 
   /** Creates every configured connection and waits (up to `connectTimeoutMs`) for each to be ready. */
-  static async open(options: ResolvedRedisPatternsOptions): Promise<RedisConnections> {
+  static async open(options: ResolvedCoreOptions): Promise<RedisConnections> {
     const connections = new RedisConnections(options);
     for (const [name, config] of options.connections) {
       const managed = createClient(config, {
@@ -48,9 +48,7 @@ export class RedisConnections implements OnApplicationShutdown {
       }
     }
     await Promise.all(
-      [...connections.managed].map(([name, managed]) =>
-        waitUntilReady(managed, options.connectTimeoutMs, name, connections.logger),
-      ),
+      [...connections.managed].map(([name, managed]) => waitUntilReady(managed, options.connectTimeoutMs, name, connections.logger)),
     );
     return connections;
   }
@@ -62,7 +60,9 @@ export class RedisConnections implements OnApplicationShutdown {
   private watch(managed: ManagedClient, name: string): void {
     if (managed.client instanceof Cluster) return;
     const { commandTimeoutMs } = this.options;
-    const added: Array<{ start(): void; stop(): void }> = [new FrozenServerWatchdog(managed.client, name, this.logger, Math.max(100, Math.floor(commandTimeoutMs / 2)), commandTimeoutMs)];
+    const added: Array<{ start(): void; stop(): void }> = [
+      new FrozenServerWatchdog(managed.client, name, this.logger, Math.max(100, Math.floor(commandTimeoutMs / 2)), commandTimeoutMs),
+    ];
     if (managed.kind === 'sentinel') added.push(new SentinelSwitchWatcher(managed.client, name, this.logger));
     for (const watcher of added) watcher.start();
     this.watchers.push(...added);

@@ -62,7 +62,14 @@ export class SentinelSwitchWatcher {
       }
     });
     subscriber.connect().then(
-      () => subscriber.subscribe('+switch-master', '+failover-state-send-slaveof-noone', '-failover-abort-not-elected', '-failover-abort-no-good-slave', '-failover-abort-slave-timeout'),
+      () =>
+        subscriber.subscribe(
+          '+switch-master',
+          '+failover-state-send-slaveof-noone',
+          '-failover-abort-not-elected',
+          '-failover-abort-no-good-slave',
+          '-failover-abort-slave-timeout',
+        ),
       () => undefined,
     );
     this.subscriber = subscriber;

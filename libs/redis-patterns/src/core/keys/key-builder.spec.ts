@@ -18,7 +18,8 @@ describe('escapeKeyPart', () => {
     for (let code = 0; code < 0x10000; code++) {
       const ch = String.fromCharCode(code);
       const expected = unsafe.test(ch) ? `%${code.toString(16).toUpperCase().padStart(2, '0')}` : ch;
-      if (escapeKeyPart(`a${ch}b${ch}`) !== `a${expected}b${expected}`) throw new Error(`U+${code.toString(16)} escaped as ${escapeKeyPart(ch)}`);
+      if (escapeKeyPart(`a${ch}b${ch}`) !== `a${expected}b${expected}`)
+        throw new Error(`U+${code.toString(16)} escaped as ${escapeKeyPart(ch)}`);
     }
     expect(escapeKeyPart('2001:db8::1')).toBe('2001%3Adb8%3A%3A1');
   });

@@ -27,9 +27,4 @@ export interface AdoptedClientConfig {
  * How to reach one Redis deployment: a URL, ioredis options, a cluster, a sentinel group, or an adopted client.
  * Owned connections get the fail-fast defaults (see `FAIL_FAST_DEFAULTS`); explicit ioredis options win.
  */
-export type RedisConnectionConfig =
-  | RedisUrl
-  | RedisOptions
-  | ClusterConnectionConfig
-  | SentinelConnectionConfig
-  | AdoptedClientConfig;
+export type RedisConnectionConfig = RedisUrl | RedisOptions | ClusterConnectionConfig | SentinelConnectionConfig | AdoptedClientConfig;

@@ -44,11 +44,7 @@ export function checkObject(value: unknown, path: string): Record<string, unknow
 export function checkKnownKeys(value: Record<string, unknown>, path: string, allowed: readonly string[]): void {
   for (const key of Object.keys(value)) {
     if (!allowed.includes(key)) {
-      throw new InvalidOptionsError(
-        path ? `${path}.${key}` : key,
-        `one of the known options (${allowed.join(', ')})`,
-        'an unknown option',
-      );
+      throw new InvalidOptionsError(path ? `${path}.${key}` : key, `one of the known options (${allowed.join(', ')})`, 'an unknown option');
     }
   }
 }
@@ -72,11 +68,7 @@ export function checkNumber(
   return value;
 }
 
-export function checkOptionalNumber(
-  value: unknown,
-  path: string,
-  rule: Parameters<typeof checkNumber>[2],
-): number | undefined {
+export function checkOptionalNumber(value: unknown, path: string, rule: Parameters<typeof checkNumber>[2]): number | undefined {
   return value === undefined ? undefined : checkNumber(value, path, rule);
 }
 

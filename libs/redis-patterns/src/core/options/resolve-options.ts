@@ -1,15 +1,22 @@
 import type { LoggerService } from '@nestjs/common';
 import type { RedisConnectionConfig } from './connection-config.interface';
-import { checkKnownKeys, checkNumber, checkObject, checkString, invalid, type OptionsValidationContext } from './option-checks';
-import { PATTERN_SECTION_VALIDATORS, type PatternSections } from './pattern-sections';
-import type { RedisPatternsModuleOptions } from './redis-patterns-options.interface';
+import {
+  checkKnownKeys,
+  checkNumber,
+  checkObject,
+  checkString,
+  invalid,
+  type OptionsValidationContext,
+  type SectionValidator,
+} from './option-checks';
+import type { CoreModuleOptions } from './core-module-options.interface';
 import { validateConnectionConfig } from './validate-connection-config';
 
 /** The name of the connection given as `connection`. */
 export const DEFAULT_CONNECTION = 'default';
 
-/** Options after validation, with every default applied. */
-export interface ResolvedRedisPatternsOptions extends PatternSections {
+/** The options core owns (connections, key prefix, deadlines, logger), validated, with every default applied. */
+export interface ResolvedCoreOptions {
   readonly connections: ReadonlyMap<string, RedisConnectionConfig>;
   readonly keyPrefix: string;
   readonly commandTimeoutMs: number;
@@ -18,26 +25,21 @@ export interface ResolvedRedisPatternsOptions extends PatternSections {
   readonly logger?: LoggerService;
 }
 
-const TOP_LEVEL_KEYS = [
-  'connection',
-  'connections',
-  'keyPrefix',
-  'commandTimeoutMs',
-  'connectTimeoutMs',
-  'shutdownTimeoutMs',
-  'logger',
-  ...Object.keys(PATTERN_SECTION_VALIDATORS),
-];
+const CORE_KEYS = ['connection', 'connections', 'keyPrefix', 'commandTimeoutMs', 'connectTimeoutMs', 'shutdownTimeoutMs', 'logger'];
 
 const CONNECTION_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 /**
- * Validates module options once, at startup, and applies defaults. Every failure is an `InvalidOptionsError`
- * naming the option and what it accepts.
+ * Validates module options once, at startup, and applies the core defaults; each pattern's section is checked by
+ * the validator the module registers for it (core knows no pattern). Every failure is an `InvalidOptionsError`
+ * naming the option and what it accepts. Sections are returned as given, for their pattern to resolve.
  */
-export function resolveOptions(raw: unknown): ResolvedRedisPatternsOptions {
-  const options = checkObject(raw ?? {}, 'options') as RedisPatternsModuleOptions & Record<string, unknown>;
-  checkKnownKeys(options, '', TOP_LEVEL_KEYS);
+export function resolveCoreOptions(
+  raw: unknown,
+  sections: Readonly<Record<string, SectionValidator>>,
+): ResolvedCoreOptions & Record<string, unknown> {
+  const options = checkObject(raw ?? {}, 'options') as CoreModuleOptions & Record<string, unknown>;
+  checkKnownKeys(options, '', [...CORE_KEYS, ...Object.keys(sections)]);
 
   const connections = new Map<string, RedisConnectionConfig>();
   const main = options.connection ?? 'redis://127.0.0.1:6379';
@@ -63,7 +65,7 @@ export function resolveOptions(raw: unknown): ResolvedRedisPatternsOptions {
         });
 
   const context: OptionsValidationContext = { connectionNames: new Set(connections.keys()) };
-  for (const [section, validate] of Object.entries(PATTERN_SECTION_VALIDATORS)) {
+  for (const [section, validate] of Object.entries(sections)) {
     if (options[section] !== undefined) validate(options[section], section, context);
   }
   if (options.logger !== undefined && typeof (options.logger as { log?: unknown }).log !== 'function') {
@@ -71,7 +73,7 @@ export function resolveOptions(raw: unknown): ResolvedRedisPatternsOptions {
   }
 
   return {
-    ...(options as PatternSections),
+    ...options,
     connections,
     keyPrefix,
     commandTimeoutMs: checkNumber(options.commandTimeoutMs ?? 500, 'commandTimeoutMs', { exclusiveMin: 0, max: 600_000, unit: 'ms' }),

@@ -42,7 +42,11 @@ function validateRedisOptions(options: Record<string, unknown>, path: string): v
     invalid(`${path}.db`, 'a database number (an integer of at least 0)', options.db);
   }
   if (options.keyPrefix !== undefined) {
-    invalid(`${path}.keyPrefix`, 'no ioredis keyPrefix (use the module option "keyPrefix", which scripts and hash tags respect)', options.keyPrefix);
+    invalid(
+      `${path}.keyPrefix`,
+      'no ioredis keyPrefix (use the module option "keyPrefix", which scripts and hash tags respect)',
+      options.keyPrefix,
+    );
   }
 }
 
@@ -53,7 +57,8 @@ function validateCluster(value: unknown, path: string): void {
     invalid(`${path}.nodes`, 'a non-empty array of seed nodes ({ host, port } or "host:port")', nodes);
   }
   nodes.forEach((node, i) => {
-    const ok = typeof node === 'string' || typeof node === 'number' || (isPlainObject(node) && (node.port !== undefined || node.host !== undefined));
+    const ok =
+      typeof node === 'string' || typeof node === 'number' || (isPlainObject(node) && (node.port !== undefined || node.host !== undefined));
     if (!ok) invalid(`${path}.nodes[${i}]`, 'a seed node ({ host, port } or "host:port")', node);
   });
   if (cluster.options !== undefined) checkObject(cluster.options, `${path}.options`);
@@ -72,7 +77,11 @@ function validateSentinel(value: unknown, path: string): void {
 
 function validateAdoptedClient(value: unknown, path: string): void {
   const looksLikeClient = isPlainObject(value) || (typeof value === 'object' && value !== null);
-  if (!looksLikeClient || typeof (value as { duplicate?: unknown }).duplicate !== 'function' || typeof (value as { status?: unknown }).status !== 'string') {
+  if (
+    !looksLikeClient ||
+    typeof (value as { duplicate?: unknown }).duplicate !== 'function' ||
+    typeof (value as { status?: unknown }).status !== 'string'
+  ) {
     invalid(path, 'an ioredis Redis or Cluster instance', value);
   }
 }

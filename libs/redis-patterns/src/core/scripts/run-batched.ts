@@ -84,7 +84,13 @@ export function runBatched<TItem>(
   return result;
 }
 
-function flushIfPending(client: Redis | Cluster, script: BatchedScript<unknown>, queues: BatchQueues, queueKey: string, batch: PendingBatch): void {
+function flushIfPending(
+  client: Redis | Cluster,
+  script: BatchedScript<unknown>,
+  queues: BatchQueues,
+  queueKey: string,
+  batch: PendingBatch,
+): void {
   if (queues.get(queueKey) !== batch) return; // already sent full
   queues.delete(queueKey);
   send(client, script, batch);

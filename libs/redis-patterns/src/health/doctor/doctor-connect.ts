@@ -35,7 +35,9 @@ export function doctorConnection(options: DoctorOptions): DoctorConnection {
   };
   let client: Redis | Cluster;
   if (options.cluster) {
-    const seeds: ClusterNode[] = Array.isArray(options.cluster) ? options.cluster : [{ host: url.hostname, port: Number(url.port || 6379) }];
+    const seeds: ClusterNode[] = Array.isArray(options.cluster)
+      ? options.cluster
+      : [{ host: url.hostname, port: Number(url.port || 6379) }];
     const username = url.username ? decodeURIComponent(url.username) : undefined;
     client = new Cluster(seeds, {
       lazyConnect: true,
@@ -56,8 +58,10 @@ export function doctorConnection(options: DoctorOptions): DoctorConnection {
 export function describeFailure(error: unknown, endpoint: string): string {
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: string } | undefined)?.code;
-  if (/NOAUTH/i.test(message)) return `authentication required (NOAUTH): ${endpoint} is up but needs a password — set REDISCLI_AUTH or put it in the URL`;
-  if (/WRONGPASS|invalid password|invalid username-password/i.test(message)) return `authentication failed (WRONGPASS): ${endpoint} is up but rejected the credentials`;
+  if (/NOAUTH/i.test(message))
+    return `authentication required (NOAUTH): ${endpoint} is up but needs a password — set REDISCLI_AUTH or put it in the URL`;
+  if (/WRONGPASS|invalid password|invalid username-password/i.test(message))
+    return `authentication failed (WRONGPASS): ${endpoint} is up but rejected the credentials`;
   if (/NOPERM/i.test(message)) return `permission denied (NOPERM): the ACL user may not run the doctor's commands`;
   if (code === 'ECONNREFUSED' || /ECONNREFUSED/.test(message)) return `down or unreachable: connection refused by ${endpoint}`;
   if (/timed? ?out|ETIMEDOUT/i.test(message)) return `no reply from ${endpoint} in time (${message})`;

@@ -14,21 +14,37 @@ export function judgeEvictionPolicy(policy: string, maxmemory: number, workloads
   if (policy === 'noeviction') {
     if (maxmemory === 0) {
       return caching
-        ? { name, status: 'warn', reason: `${seen}: nothing evicts and nothing caps memory, so TTLs alone bound it; caching here grows until the host runs out of memory. Set maxmemory with volatile-lru (or allkeys-lru on a cache-only instance).` }
+        ? {
+            name,
+            status: 'warn',
+            reason: `${seen}: nothing evicts and nothing caps memory, so TTLs alone bound it; caching here grows until the host runs out of memory. Set maxmemory with volatile-lru (or allkeys-lru on a cache-only instance).`,
+          }
         : { name, status: 'pass', reason: `${seen}: memory is bounded by TTLs only; fine when every key has one (see the key-TTL check).` };
     }
     return caching
-      ? { name, status: 'warn', reason: `${seen}: at the cap every write fails with OOM (locks and rate limits included) instead of evicting cache entries. Prefer volatile-lru.` }
+      ? {
+          name,
+          status: 'warn',
+          reason: `${seen}: at the cap every write fails with OOM (locks and rate limits included) instead of evicting cache entries. Prefer volatile-lru.`,
+        }
       : { name, status: 'pass', reason: `${seen}: writes fail with OOM at the cap and nothing is evicted, as queues and locks need.` };
   }
   if (policy.startsWith('allkeys-')) {
     return durable.length > 0
-      ? { name, status: 'warn', reason: `${seen}: may evict keys without a TTL that ${durable.join(', ')} rely on (lock fencing counters, streams, live sessions). Prefer volatile-lru/volatile-lfu, or a separate cache instance.` }
+      ? {
+          name,
+          status: 'warn',
+          reason: `${seen}: may evict keys without a TTL that ${durable.join(', ')} rely on (lock fencing counters, streams, live sessions). Prefer volatile-lru/volatile-lfu, or a separate cache instance.`,
+        }
       : { name, status: 'pass', reason: `${seen}: suits a cache-only instance.` };
   }
   if (policy.startsWith('volatile-')) {
     if (maxmemory === 0 && caching) {
-      return { name, status: 'warn', reason: `${seen}: the policy never applies without maxmemory, so a growing cache is bounded by TTLs only. Set maxmemory.` };
+      return {
+        name,
+        status: 'warn',
+        reason: `${seen}: the policy never applies without maxmemory, so a growing cache is bounded by TTLs only. Set maxmemory.`,
+      };
     }
     return { name, status: 'pass', reason: `${seen}: only keys with a TTL are evicted; fencing counters and streams stay.` };
   }

@@ -49,7 +49,11 @@ export async function checkKeysWithoutTtl(client: Redis | Cluster, keyPrefix: st
   const documented = `${exceptions} documented exception${exceptions === 1 ? '' : 's'} (fencing counters, streams)`;
   if (offenders.length > 0) {
     const shown = offenders.slice(0, SHOWN).join(', ') + (offenders.length > SHOWN ? ', …' : '');
-    return { name: 'keys-without-ttl', status: 'fail', reason: `${offenders.length} of ${scope} have no TTL and never leave: ${shown}; ${documented}` };
+    return {
+      name: 'keys-without-ttl',
+      status: 'fail',
+      reason: `${offenders.length} of ${scope} have no TTL and never leave: ${shown}; ${documented}`,
+    };
   }
   return { name: 'keys-without-ttl', status: 'pass', reason: `${scope}, all with a TTL; ${documented}` };
 }

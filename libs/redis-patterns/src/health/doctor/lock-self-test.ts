@@ -50,7 +50,12 @@ export const judgeLockProbe: LockJudge = (probe) => {
  * The lock contention self-test and its negative control. The control runs the same procedure without NX, where
  * the second SET must succeed: if the judge still passes it, the check cannot fail and proves nothing.
  */
-export async function lockSelfTest(client: Redis | Cluster, keyOf: (suffix: string) => string, ttlMs: number, judge: LockJudge = judgeLockProbe): Promise<DoctorCheck[]> {
+export async function lockSelfTest(
+  client: Redis | Cluster,
+  keyOf: (suffix: string) => string,
+  ttlMs: number,
+  judge: LockJudge = judgeLockProbe,
+): Promise<DoctorCheck[]> {
   const id = randomBytes(6).toString('hex');
   const probe = await probeLock(client, keyOf(`selftest-${id}`), ttlMs, true);
   const verdict = judge(probe);
@@ -60,7 +65,15 @@ export async function lockSelfTest(client: Redis | Cluster, keyOf: (suffix: stri
   const control = await probeLock(client, keyOf(`control-${id}`), ttlMs, false);
   const controlVerdict = judge(control);
   const negative: DoctorCheck = controlVerdict
-    ? { name: 'lock-negative-control', status: 'pass', reason: `without NX the second SET returned ${String(control.second)} and the check failed, as it must (${controlVerdict.split(':')[0]})` }
-    : { name: 'lock-negative-control', status: 'fail', reason: 'without NX the lock check still passed: it cannot tell a held lock from a free one, so its pass proves nothing' };
+    ? {
+        name: 'lock-negative-control',
+        status: 'pass',
+        reason: `without NX the second SET returned ${String(control.second)} and the check failed, as it must (${controlVerdict.split(':')[0]})`,
+      }
+    : {
+        name: 'lock-negative-control',
+        status: 'fail',
+        reason: 'without NX the lock check still passed: it cannot tell a held lock from a free one, so its pass proves nothing',
+      };
   return [contention, negative];
 }

@@ -45,12 +45,19 @@ export async function runDoctor(options: DoctorOptions = {}, internals: { judgeL
       await run('dbsize-memory', () => checkDbsizeAndMemory(masters, infos));
       await run('eviction-policy', async () => {
         const policies = [...new Set(infos.map((info) => info.maxmemory_policy ?? 'unknown'))];
-        if (policies.length > 1) return { name: 'eviction-policy', status: 'warn', reason: `masters disagree on maxmemory-policy: ${policies.join(', ')}` };
-        return judgeEvictionPolicy(policies[0], Math.min(...infos.map((info) => Number(info.maxmemory ?? 0))), options.workloads ?? ALL_WORKLOADS);
+        if (policies.length > 1)
+          return { name: 'eviction-policy', status: 'warn', reason: `masters disagree on maxmemory-policy: ${policies.join(', ')}` };
+        return judgeEvictionPolicy(
+          policies[0],
+          Math.min(...infos.map((info) => Number(info.maxmemory ?? 0))),
+          options.workloads ?? ALL_WORKLOADS,
+        );
       });
       await run('keys-without-ttl', () => checkKeysWithoutTtl(client, keyPrefix, options.scanSampleLimit ?? 10_000));
       const keys = new KeyBuilder(keyPrefix);
-      await run('lock-contention', () => lockSelfTest(client, (suffix) => keys.key('doctor', 'lock', suffix), options.lockTtlMs ?? 5000, internals.judgeLock));
+      await run('lock-contention', () =>
+        lockSelfTest(client, (suffix) => keys.key('doctor', 'lock', suffix), options.lockTtlMs ?? 5000, internals.judgeLock),
+      );
     }
   } finally {
     if (connection.owned) client.disconnect();
@@ -69,7 +76,7 @@ async function checkConnectivity(client: Redis | Cluster, endpoint: string, last
     const masters = client instanceof Cluster ? client.nodes('master') : [client];
     await Promise.all(masters.map((node) => node.ping())); // every master must answer, authenticated
     const server = parseInfo(await masters[0].info('server'));
-    const mode = client instanceof Cluster ? `cluster of ${masters.length} masters` : server.redis_mode ?? 'standalone';
+    const mode = client instanceof Cluster ? `cluster of ${masters.length} masters` : (server.redis_mode ?? 'standalone');
     return { name: 'connectivity', status: 'pass', reason: `${pong} in ${ms} ms from Redis ${server.redis_version ?? '?'} (${mode})` };
   } catch (error) {
     // "Connection is closed" is ioredis giving up; the socket error it gave up on says why.

@@ -4,7 +4,9 @@
  */
 export class RateLimitIdentityError extends Error {
   constructor(limiter: string, reason: string) {
-    super(`@RateLimit("${limiter}") cannot identify the caller: ${reason}. Give the decorator a \`key\`, or set rateLimit.getTracker in the module options.`);
+    super(
+      `@RateLimit("${limiter}") cannot identify the caller: ${reason}. Give the decorator a \`key\`, or set rateLimit.getTracker in the module options.`,
+    );
   }
 
   override get name(): string {

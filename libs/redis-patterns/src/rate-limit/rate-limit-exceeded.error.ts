@@ -1,5 +1,5 @@
-import type { RateLimitDecision } from '../rate-limit/rate-limit-policy';
-import { HttpMappableDomainError, type HttpResponseSpec } from './http-mappable';
+import type { RateLimitDecision } from './rate-limit-policy';
+import { HttpMappableDomainError, type HttpResponseSpec } from '../errors/http-mappable';
 
 /**
  * Thrown by a provider method decorated with `@RateLimit` when the call is denied; carries the decision

@@ -1,12 +1,8 @@
 import type { LoggerService } from '@nestjs/common';
 import type { RedisConnectionConfig } from './connection-config.interface';
-import type { PatternSections } from './pattern-sections';
 
-/**
- * Options of {@link RedisPatternsModule}. Validated once at startup: any invalid value fails the application
- * with an `InvalidOptionsError` naming the option.
- */
-export interface RedisPatternsModuleOptions extends PatternSections {
+/** The options of RedisPatternsModule that core owns; each pattern adds its own section. */
+export interface CoreModuleOptions {
   /** The default connection. Defaults to `redis://127.0.0.1:6379`. */
   connection?: RedisConnectionConfig;
   /** Named extra connections, e.g. `{ queue: 'redis://…' }`; pattern sections may name one. */

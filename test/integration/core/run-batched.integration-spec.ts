@@ -1,7 +1,7 @@
 import { Cluster, Redis } from 'ioredis';
-import { batchOfOne, defineBatchedScript } from './batched-script';
-import { registerScripts } from './redis-script';
-import { MAX_BATCH_ITEMS, runBatched } from './run-batched';
+import { batchOfOne, defineBatchedScript } from '../../../libs/redis-patterns/src/core/scripts/batched-script';
+import { registerScripts } from '../../../libs/redis-patterns/src/core/scripts/redis-script';
+import { MAX_BATCH_ITEMS, runBatched } from '../../../libs/redis-patterns/src/core/scripts/run-batched';
 
 /** One item: INCRBY KEYS[1] by ARGV[1] with a TTL; replies {new value, #KEYS, #ARGV}; 'nil' and 'boom' test the edges. */
 const counter = defineBatchedScript<[number, number, number] | null>(
@@ -27,10 +27,13 @@ return { value, #KEYS, #ARGV }`,
 );
 
 /** Appends ARGV[1] to a list: shows the order items reach the server in. */
-const append = defineBatchedScript<number>('test_batched_append', `
+const append = defineBatchedScript<number>(
+  'test_batched_append',
+  `
 local n = redis.call('RPUSH', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[1], 60000)
-return n`);
+return n`,
+);
 
 /**
  * Counts the script commands (EVALSHA, or EVAL after a NOSCRIPT) a client sends from now on. Counted at the client:
@@ -83,7 +86,11 @@ describe('runBatched against a real server', () => {
         process.nextTick(() => resolve(Promise.all([first, second, runBatched(redis, counter, [`${prefix}:turn3`], [3])])));
       });
     });
-    expect(replies).toEqual([[1, 1, 1], [2, 1, 1], [3, 1, 1]]);
+    expect(replies).toEqual([
+      [1, 1, 1],
+      [2, 1, 1],
+      [3, 1, 1],
+    ]);
     expect(scripts.sent()).toBe(1);
   });
 
@@ -159,7 +166,10 @@ describe('runBatched against a real server', () => {
       if (i === 5) expect(outcome.status).toBe('rejected');
       else expect(outcome).toEqual({ status: 'fulfilled', value: [i + 1, 1, 1] });
     });
-    const [[error, piped]] = (await redis.pipeline().call('EVAL', shapedCounter.lua, ...batchOfOne(shapedCounter, [`${prefix}:shaped-piped`], [4])).exec())!;
+    const [[error, piped]] = (await redis
+      .pipeline()
+      .call('EVAL', shapedCounter.lua, ...batchOfOne(shapedCounter, [`${prefix}:shaped-piped`], [4]))
+      .exec())!;
     expect([error, piped]).toEqual([null, [[4, 1, 1]]]);
   });
 
@@ -177,7 +187,10 @@ describe('runBatched against a real server', () => {
   });
 
   it('can be sent by hand as a batch of one (inside a pipeline)', async () => {
-    const [[error, replies]] = (await redis.pipeline().call('EVAL', counter.lua, ...batchOfOne(counter, [`${prefix}:piped`], [4])).exec())!;
+    const [[error, replies]] = (await redis
+      .pipeline()
+      .call('EVAL', counter.lua, ...batchOfOne(counter, [`${prefix}:piped`], [4]))
+      .exec())!;
     expect(error).toBeNull();
     expect(replies).toEqual([[4, 1, 1]]);
   });
@@ -185,7 +198,9 @@ describe('runBatched against a real server', () => {
   it('on a cluster, batches only items of one slot and answers items of every slot', async () => {
     if (!cluster) return expect(process.env.REDIS_TOPOLOGIES).not.toContain('cluster');
     const replies = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => runBatched(cluster!, counter, [`${prefix}:{slot${i % 10}}:c${i}`, `${prefix}:{slot${i % 10}}:d`], [1])),
+      Array.from({ length: 40 }, (_, i) =>
+        runBatched(cluster!, counter, [`${prefix}:{slot${i % 10}}:c${i}`, `${prefix}:{slot${i % 10}}:d`], [1]),
+      ),
     );
     expect(replies).toEqual(Array.from({ length: 40 }, () => [1, 2, 1]));
   });

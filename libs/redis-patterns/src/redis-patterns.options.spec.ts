@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
-import { InvalidOptionsError } from '../../errors/invalid-options.error';
-import { resolveOptions } from './resolve-options';
+import { InvalidOptionsError } from './errors/invalid-options.error';
+import { resolveOptions } from './redis-patterns.options';
 
 function failure(options: unknown): InvalidOptionsError {
   try {

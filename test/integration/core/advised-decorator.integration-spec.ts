@@ -2,11 +2,11 @@ import { Controller, Get, type INestApplication, Injectable, Module, Param, Pars
 import { PATH_METADATA } from '@nestjs/common/constants.js';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import { RedisPatternsNotBoundError } from '../../errors/redis-patterns-not-bound.error';
-import { HttpMappableDomainError } from '../../errors/http-mappable';
-import { RedisPatternsModule } from '../../redis-patterns.module';
-import { createAdvisedDecorator } from './create-advised-decorator';
-import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from './method-advice.interface';
+import { RedisPatternsNotBoundError } from '../../../libs/redis-patterns/src/errors/redis-patterns-not-bound.error';
+import { HttpMappableDomainError } from '../../../libs/redis-patterns/src/errors/http-mappable';
+import { RedisPatternsModule } from '../../../libs/redis-patterns/src/redis-patterns.module';
+import { createAdvisedDecorator } from '../../../libs/redis-patterns/src/core/advice/create-advised-decorator';
+import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../../../libs/redis-patterns/src/core/advice/method-advice.interface';
 
 /** A test-only advisor: records every call with its resolved arguments and wraps the result. */
 @Injectable()
@@ -16,7 +16,13 @@ class TraceAdvisor implements MethodAdvisor<{ label: string }> {
   prepare(options: { label: string }, method: AdvisedMethod): MethodAdvice {
     if (!options.label) throw new Error('label is required');
     return async (invocation, proceed) => {
-      this.calls.push({ label: options.label, method: method.methodName, args: [...invocation.args], isController: method.isController, http: !!invocation.http });
+      this.calls.push({
+        label: options.label,
+        method: method.methodName,
+        args: [...invocation.args],
+        isController: method.isController,
+        http: !!invocation.http,
+      });
       invocation.http?.setHeader('X-Trace', options.label);
       const result = await proceed();
       return typeof result === 'string' ? `${options.label}(${result})` : result;
@@ -59,7 +65,6 @@ class ItemsController {
   @Get('count/:a')
   @Trace('count')
   async count(@Param('a') a: string): Promise<{ a: string; received: number }> {
-    // eslint-disable-next-line prefer-rest-params
     return { a, received: arguments.length };
   }
 
@@ -88,7 +93,11 @@ class PlainController {
   }
 }
 
-@Module({ providers: [GreetingService, BusyService, TraceAdvisor], controllers: [ItemsController, PlainController], exports: [TraceAdvisor] })
+@Module({
+  providers: [GreetingService, BusyService, TraceAdvisor],
+  controllers: [ItemsController, PlainController],
+  exports: [TraceAdvisor],
+})
 class FeatureModule {}
 
 describe('createAdvisedDecorator', () => {

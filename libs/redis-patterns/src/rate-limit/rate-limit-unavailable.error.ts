@@ -1,4 +1,4 @@
-import { HttpMappableDomainError, type HttpResponseSpec } from './http-mappable';
+import { HttpMappableDomainError, type HttpResponseSpec } from '../errors/http-mappable';
 
 /**
  * Thrown by a fail-closed limiter (`failOpen: false`, no in-memory fallback) when Redis cannot decide (down,

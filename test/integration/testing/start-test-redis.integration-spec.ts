@@ -1,6 +1,6 @@
 import { createConnection } from 'node:net';
 import { Redis } from 'ioredis';
-import { startTestRedis } from './start-test-redis';
+import { startTestRedis } from '../../../libs/redis-patterns/src/testing/start-test-redis';
 
 /** The raw reply of one inline command sent without authenticating. */
 function anonymousReply(port: number, command: string): Promise<string> {
@@ -54,6 +54,8 @@ describe('startTestRedis', () => {
   });
 
   it('names what to install when redis-server is missing', async () => {
-    await expect(startTestRedis({ binary: 'redis-server-that-does-not-exist' })).rejects.toThrow(/Install Redis \(Debian\/Ubuntu: "apt-get install redis-server"/);
+    await expect(startTestRedis({ binary: 'redis-server-that-does-not-exist' })).rejects.toThrow(
+      /Install Redis \(Debian\/Ubuntu: "apt-get install redis-server"/,
+    );
   });
 });

@@ -4,7 +4,9 @@ export class CacheValueTooLargeError extends RangeError {
     readonly bytes: number,
     readonly maxValueBytes: number,
   ) {
-    super(`The serialized value is ${bytes} bytes, over the cache limit of ${maxValueBytes} bytes (cache.maxValueBytes); it was not stored.`);
+    super(
+      `The serialized value is ${bytes} bytes, over the cache limit of ${maxValueBytes} bytes (cache.maxValueBytes); it was not stored.`,
+    );
   }
 
   override get name(): string {

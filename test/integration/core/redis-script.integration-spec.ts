@@ -1,20 +1,25 @@
 import { Cluster, Redis } from 'ioredis';
-import { defineScript, registerScripts, runScript } from './redis-script';
+import { defineScript, registerScripts, runScript } from '../../../libs/redis-patterns/src/core/scripts/redis-script';
 
 /**
  * KEYS[1] counter; ARGV[1] increment, ARGV[2] ttl ms. Returns the new value. Sets value and TTL in one step.
  */
-const incrWithTtl = defineScript<number>('test_incr_ttl', 1, `
+const incrWithTtl = defineScript<number>(
+  'test_incr_ttl',
+  1,
+  `
 local v = redis.call('INCRBY', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return v`);
+return v`,
+);
 
 describe('runScript against a real server', () => {
   let redis: Redis;
   let cluster: Cluster | undefined;
   beforeAll(() => {
     redis = new Redis(process.env.REDIS_URL_STANDALONE!);
-    if (process.env.REDIS_CLUSTER_PORTS) cluster = new Cluster(process.env.REDIS_CLUSTER_PORTS.split(',').map((port) => ({ host: '127.0.0.1', port: Number(port) })));
+    if (process.env.REDIS_CLUSTER_PORTS)
+      cluster = new Cluster(process.env.REDIS_CLUSTER_PORTS.split(',').map((port) => ({ host: '127.0.0.1', port: Number(port) })));
   });
   afterAll(() => {
     redis.disconnect();

@@ -1,4 +1,4 @@
-import { HttpMappableDomainError, type HttpResponseSpec } from './http-mappable';
+import { HttpMappableDomainError, type HttpResponseSpec } from '../errors/http-mappable';
 
 /**
  * Why a lock was not acquired:
@@ -38,7 +38,10 @@ export class LockNotAcquiredError extends HttpMappableDomainError {
       body: {
         statusCode: status,
         error: status === 409 ? 'Conflict' : 'Service Unavailable',
-        message: this.reason === 'contention' ? 'The resource is locked by another operation; retry later.' : 'The resource lock is unavailable; retry later.',
+        message:
+          this.reason === 'contention'
+            ? 'The resource is locked by another operation; retry later.'
+            : 'The resource lock is unavailable; retry later.',
       },
       retryAfterMs: this.retryAfterMs,
     };

@@ -1,0 +1,52 @@
+import { validateCacheOptions, type CacheOptions } from './cache/cache-options';
+import { validateLockOptions, type LockOptions } from './lock/lock-options';
+import { validatePubSubOptions, type PubSubOptions } from './messaging/pubsub-options';
+import { validateStreamsOptions, type StreamsOptions } from './messaging/streams-options';
+import { validateRateLimitOptions, type RateLimitOptions } from './rate-limit/rate-limit-options';
+import { validateCappedListOptions, type CappedListOptions } from './structures/capped-list-options';
+import { validateLeaderboardOptions, type LeaderboardOptions } from './structures/leaderboard-options';
+import { validateSessionsOptions, type SessionsOptions } from './structures/sessions-options';
+import { validateUniqueCounterOptions, type UniqueCounterOptions } from './structures/unique-counter-options';
+import type { CoreModuleOptions } from './core/options/core-module-options.interface';
+import type { SectionValidator } from './core/options/option-checks';
+import { resolveCoreOptions, type ResolvedCoreOptions } from './core/options/resolve-options';
+
+/** One optional section per pattern; each may name the connection it uses. */
+export interface PatternSections {
+  cache?: CacheOptions;
+  rateLimit?: RateLimitOptions;
+  lock?: LockOptions;
+  pubsub?: PubSubOptions;
+  streams?: StreamsOptions;
+  sessions?: SessionsOptions;
+  leaderboard?: LeaderboardOptions;
+  uniqueCounter?: UniqueCounterOptions;
+  cappedList?: CappedListOptions;
+}
+
+/** The validator of every section, keyed by the section's option name. Each pattern owns its validator. */
+export const PATTERN_SECTION_VALIDATORS: { readonly [K in keyof Required<PatternSections>]: SectionValidator } = {
+  cache: validateCacheOptions,
+  rateLimit: validateRateLimitOptions,
+  lock: validateLockOptions,
+  pubsub: validatePubSubOptions,
+  streams: validateStreamsOptions,
+  sessions: validateSessionsOptions,
+  leaderboard: validateLeaderboardOptions,
+  uniqueCounter: validateUniqueCounterOptions,
+  cappedList: validateCappedListOptions,
+};
+
+/**
+ * Options of {@link RedisPatternsModule}. Validated once at startup: any invalid value fails the application
+ * with an `InvalidOptionsError` naming the option.
+ */
+export interface RedisPatternsModuleOptions extends CoreModuleOptions, PatternSections {}
+
+/** Options after validation: the core options with every default applied, and each pattern's section. */
+export type ResolvedRedisPatternsOptions = ResolvedCoreOptions & Readonly<PatternSections>;
+
+/** Validates module options once, at startup: core's and every pattern section's. */
+export function resolveOptions(raw: unknown): ResolvedRedisPatternsOptions {
+  return resolveCoreOptions(raw, PATTERN_SECTION_VALIDATORS) as ResolvedRedisPatternsOptions;
+}
