@@ -87,7 +87,7 @@ export const hostileScenario: Scenario = {
     await cache.set('proto', JSON.parse(hostileJson), { ttl: 60 });
     const fromCache = await cache.get<Record<string, unknown>>('proto');
     const merged = Object.assign({}, fromCache, { ...fromCache });
-    const sessionId = await sessions.create(JSON.parse(hostileJson), { ttlSeconds: 60 });
+    const sessionId = await sessions.create(JSON.parse(hostileJson), { ttlMs: 60_000 });
     const fromSession = await sessions.get(sessionId);
     Object.assign({}, fromSession);
     const plain = {} as Record<string, unknown>;

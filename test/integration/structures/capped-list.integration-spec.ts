@@ -12,7 +12,7 @@ describe.each(STRUCTURE_TOPOLOGIES)('CappedList on %s', (topology) => {
 
   beforeAll(async () => {
     admin = rawClient(topology);
-    app = await startApp(topology, prefix, { cappedList: { defaultMaxLength: 10, defaultTtl: 600 } });
+    app = await startApp(topology, prefix, { cappedList: { defaultMaxLength: 10, defaultTtlMs: 600_000 } });
     feed = app.get(CappedList);
   });
 
@@ -32,7 +32,7 @@ describe.each(STRUCTURE_TOPOLOGIES)('CappedList on %s', (topology) => {
   });
 
   it('never exceeds maxLength under 300 concurrent pushes, and every push returns a capped length', async () => {
-    const lengths = await Promise.all(Array.from({ length: 300 }, (_, i) => feed.push('busy', `e${i}`, { maxLength: 25, ttl: 60 })));
+    const lengths = await Promise.all(Array.from({ length: 300 }, (_, i) => feed.push('busy', `e${i}`, { maxLength: 25, ttlMs: 60_000 })));
     expect(Math.max(...lengths)).toBe(25);
     expect(await admin.llen(`${prefix}:list:busy`)).toBe(25);
     expect(await admin.pttl(`${prefix}:list:busy`)).toBeLessThanOrEqual(60_000);
@@ -46,7 +46,7 @@ describe.each(STRUCTURE_TOPOLOGIES)('CappedList on %s', (topology) => {
   it('rejects bad arguments and writes nothing', async () => {
     await expect(feed.push('bad', 1, { maxLength: 0 })).rejects.toThrow(/options\.maxLength/);
     await expect(feed.push('bad', undefined)).rejects.toThrow(/items\[0\]/);
-    await expect(feed.push('bad', 1, { ttl: 1.5 })).rejects.toThrow(/options\.ttl/);
+    await expect(feed.push('bad', 1, { ttlMs: 1.5 })).rejects.toThrow(/options\.ttlMs/);
     expect(await admin.exists(`${prefix}:list:bad`)).toBe(0);
   });
 });

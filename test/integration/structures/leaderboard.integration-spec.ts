@@ -12,7 +12,7 @@ describe.each(STRUCTURE_TOPOLOGIES)('Leaderboard on %s', (topology) => {
 
   beforeAll(async () => {
     admin = rawClient(topology);
-    apps = await Promise.all([0, 1, 2, 3].map(() => startApp(topology, prefix, { leaderboard: { defaultTtl: 3600 } })));
+    apps = await Promise.all([0, 1, 2, 3].map(() => startApp(topology, prefix, { leaderboard: { defaultTtlMs: 3_600_000 } })));
     board = apps[0].get(Leaderboard);
   });
 
@@ -64,7 +64,7 @@ describe.each(STRUCTURE_TOPOLOGIES)('Leaderboard on %s', (topology) => {
     await board.incr('ttl-board', 'a', 1);
     const key = `${prefix}:lb:{ttl-board}`;
     expect(await admin.pttl(key)).toBeGreaterThan(3_500_000);
-    await board.incr('ttl-board', 'a', 1, { ttl: 30 });
+    await board.incr('ttl-board', 'a', 1, { ttlMs: 30_000 });
     expect(await admin.pttl(key)).toBeLessThanOrEqual(30_000);
     expect(await admin.pttl(key)).toBeGreaterThan(0);
   });

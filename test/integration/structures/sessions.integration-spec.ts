@@ -15,7 +15,7 @@ describe.each(STRUCTURE_TOPOLOGIES)('SessionStore on %s', (topology) => {
 
   beforeAll(async () => {
     admin = rawClient(topology);
-    app = await startApp(topology, prefix, { sessions: { defaultTtl: 600 } });
+    app = await startApp(topology, prefix, { sessions: { defaultTtlMs: 600_000 } });
     sessions = app.get(SessionStore);
   });
 
@@ -25,7 +25,7 @@ describe.each(STRUCTURE_TOPOLOGIES)('SessionStore on %s', (topology) => {
   });
 
   it('creates a session with a 256-bit random id, its hash and TTL written together', async () => {
-    const id = await sessions.create({ userId: 42, roles: ['admin'], name: 'Ada' }, { ttlSeconds: 120 });
+    const id = await sessions.create({ userId: 42, roles: ['admin'], name: 'Ada' }, { ttlMs: 120_000 });
     expect(id).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(Buffer.from(id, 'base64url')).toHaveLength(32);
     expect(await sessions.get(id)).toEqual({ userId: 42, roles: ['admin'], name: 'Ada' });
@@ -42,7 +42,7 @@ describe.each(STRUCTURE_TOPOLOGIES)('SessionStore on %s', (topology) => {
   });
 
   it('keeps all 50 concurrent field updates and a slow request that started first (SESS-1)', async () => {
-    const id = await sessions.create({ base: true }, { ttlSeconds: 60 });
+    const id = await sessions.create({ base: true }, { ttlMs: 60_000 });
     const slow = (async () => {
       const seen = await sessions.get(id); // a long-poll request reads the session first …
       await pause(200);
@@ -78,7 +78,7 @@ describe.each(STRUCTURE_TOPOLOGIES)('SessionStore on %s', (topology) => {
   });
 
   it('slides the idle TTL but never past the absolute lifetime (SESS-3)', async () => {
-    const id = await sessions.create({ user: 'u' }, { ttlSeconds: 1, maxLifetimeSeconds: 3 });
+    const id = await sessions.create({ user: 'u' }, { ttlMs: 1000, maxLifetimeMs: 3000 });
     const started = Date.now();
     let aliveAfterIdle = false;
     // A request every 250 ms keeps the 1 s idle TTL alive, until the 3 s absolute deadline ends it.
@@ -95,15 +95,15 @@ describe.each(STRUCTURE_TOPOLOGIES)('SessionStore on %s', (topology) => {
   });
 
   it('touch with a TTL applies it once; touch without one restores the session TTL', async () => {
-    const id = await sessions.create({}, { ttlSeconds: 300 });
-    expect(await sessions.touch(id, { ttlSeconds: 5 })).toBe(true);
+    const id = await sessions.create({}, { ttlMs: 300_000 });
+    expect(await sessions.touch(id, { ttlMs: 5000 })).toBe(true);
     expect(await admin.pttl(keyOf(id))).toBeLessThanOrEqual(5000);
     expect(await sessions.touch(id)).toBe(true);
     expect(await admin.pttl(keyOf(id))).toBeGreaterThan(290_000);
   });
 
   it('expires an idle session on the server', async () => {
-    const id = await sessions.create({ a: 1 }, { ttlSeconds: 1 });
+    const id = await sessions.create({ a: 1 }, { ttlMs: 1000 });
     await waitFor(
       async () => (await sessions.get(id)) === null,
       5000,
@@ -116,7 +116,7 @@ describe.each(STRUCTURE_TOPOLOGIES)('SessionStore on %s', (topology) => {
   it('rejects bad arguments with a typed error naming them, writing nothing', async () => {
     const before = (await scanKeys(admin, `${prefix}:*`)).length;
     await expect(sessions.create([] as never)).rejects.toThrow(InvalidArgumentError);
-    await expect(sessions.create({}, { ttlSeconds: 0 })).rejects.toThrow(/options\.ttlSeconds/);
+    await expect(sessions.create({}, { ttlMs: 0 })).rejects.toThrow(/options\.ttlMs/);
     await expect(sessions.create({ f: () => 1 })).rejects.toThrow(/data\.f/);
     await expect(sessions.update('', { a: 1 })).rejects.toThrow(/"id"/);
     await expect(sessions.update('x', 'nope' as never)).rejects.toThrow(/"patch"/);

@@ -16,7 +16,7 @@ describe.each(STRUCTURE_TOPOLOGIES)('UniqueCounter on %s', (topology) => {
   beforeAll(async () => {
     admin = rawClient(topology);
     // 5000 concurrent adds queue behind each other: a deadline that fits a loaded 2-core CI machine, not 500 ms.
-    app = await startApp(topology, prefix, { uniqueCounter: { defaultTtl: 900 }, commandTimeoutMs: 5000 });
+    app = await startApp(topology, prefix, { uniqueCounter: { defaultTtlMs: 900_000 }, commandTimeoutMs: 5000 });
     counter = app.get(UniqueCounter);
   });
 
@@ -32,7 +32,7 @@ describe.each(STRUCTURE_TOPOLOGIES)('UniqueCounter on %s', (topology) => {
     const pttl = await admin.pttl(`${prefix}:hll:{day1}`);
     expect(pttl).toBeGreaterThan(800_000);
     expect(pttl).toBeLessThanOrEqual(900_000);
-    await counter.addMany('day1', ['c'], { ttl: 10 });
+    await counter.addMany('day1', ['c'], { ttlMs: 10_000 });
     expect(await admin.pttl(`${prefix}:hll:{day1}`)).toBeLessThanOrEqual(10_000);
   });
 
@@ -53,7 +53,7 @@ describe.each(STRUCTURE_TOPOLOGIES)('UniqueCounter on %s', (topology) => {
     await counter.addMany('m-a', items(0, 1000));
     await counter.addMany('m-b', items(500, 1500));
     await counter.addMany('m-dest', items(10_000, 10_100));
-    near(await counter.mergeWith('m-dest', ['m-a', 'm-b'], { ttl: 120 }), 1600);
+    near(await counter.mergeWith('m-dest', ['m-a', 'm-b'], { ttlMs: 120_000 }), 1600);
     near(await counter.count('m-dest'), 1600);
     const pttl = await admin.pttl(`${prefix}:hll:{m-dest}`);
     expect(pttl).toBeGreaterThan(0);
@@ -74,7 +74,7 @@ describe.each(STRUCTURE_TOPOLOGIES)('UniqueCounter on %s', (topology) => {
     await expect(counter.add('x')).rejects.toThrow(InvalidArgumentError);
     await expect(counter.count()).rejects.toThrow(/"keys"/);
     await expect(counter.merge('dest')).rejects.toThrow(/"sources"/);
-    await expect(counter.addMany('x', ['a'], { ttl: -1 })).rejects.toThrow(/options\.ttl/);
+    await expect(counter.addMany('x', ['a'], { ttlMs: -1 })).rejects.toThrow(/options\.ttlMs/);
     expect(admin instanceof Cluster).toBe(topology === 'cluster');
   });
 });

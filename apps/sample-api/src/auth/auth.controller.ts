@@ -8,7 +8,7 @@ interface LoginBody {
   password?: unknown;
 }
 
-const SESSION_TTL_SECONDS = 30 * 60;
+const SESSION_TTL_MS = 30 * 60_000;
 
 @Controller()
 export class AuthController {
@@ -34,9 +34,10 @@ export class AuthController {
     if (!user) throw new UnauthorizedException('invalid username or password');
     const sessionId = await this.sessions.create(
       { username: user.username, displayName: user.displayName, loginAt: Date.now() },
-      { ttlSeconds: SESSION_TTL_SECONDS },
+      { ttlMs: SESSION_TTL_MS },
     );
-    return { sessionId, expiresIn: SESSION_TTL_SECONDS };
+    // expiresIn in seconds, as OAuth-style clients expect.
+    return { sessionId, expiresIn: SESSION_TTL_MS / 1000 };
   }
 
   /** Reads the session named by `Authorization: Bearer <sessionId>` and slides its expiry. */

@@ -10,22 +10,22 @@ import {
 export interface CappedListOptions {
   /** Name of the connection this pattern uses (default: the default connection). */
   connection?: string;
-  /** TTL in seconds of a list, renewed by every push, when the call gives none (default 86400). */
-  defaultTtl?: number;
+  /** TTL in ms of a list, renewed by every push, when the call gives none (default 86 400 000, one day). */
+  defaultTtlMs?: number;
   /** Number of newest items kept when the call gives no `maxLength` (default 100). */
   defaultMaxLength?: number;
 }
 
 /** Defaults of the `cappedList` section. */
-export const CAPPED_LIST_DEFAULTS = { defaultTtl: 86_400, defaultMaxLength: 100 } as const;
+export const CAPPED_LIST_DEFAULTS = { defaultTtlMs: 86_400_000, defaultMaxLength: 100 } as const;
 
-const KNOWN_KEYS = ['connection', 'defaultTtl', 'defaultMaxLength'] as const;
+const KNOWN_KEYS = ['connection', 'defaultTtlMs', 'defaultMaxLength'] as const;
 
 /** Validates the `cappedList` section at startup; every error names the offending option. */
 export const validateCappedListOptions: SectionValidator = (value, path, context) => {
   const section = checkObject(value, path);
   checkKnownKeys(section, path, KNOWN_KEYS);
   checkConnectionName(section.connection, `${path}.connection`, context);
-  checkOptionalNumber(section.defaultTtl, `${path}.defaultTtl`, { min: 1, integer: true, unit: 'seconds' });
+  checkOptionalNumber(section.defaultTtlMs, `${path}.defaultTtlMs`, { min: 1, integer: true, unit: 'ms' });
   checkOptionalNumber(section.defaultMaxLength, `${path}.defaultMaxLength`, { min: 1, max: 1_000_000, integer: true });
 };

@@ -8,27 +8,27 @@ import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { prepareScripts } from './prepare-scripts';
 import { CAPPED_LIST_DEFAULTS } from './capped-list-options';
 import { CAPPED_LIST_PUSH } from './scripts/capped-list-push.script';
-import { checkCount, checkIndex, checkName, ttlMs } from './structure-args';
+import { checkCount, checkIndex, checkName, checkTtlMs } from './structure-args';
 
 /** Options of {@link CappedList.push}. */
 export interface CappedPushOptions {
   /** How many newest items to keep; default `cappedList.defaultMaxLength` (100). */
   maxLength?: number;
-  /** TTL in seconds, renewed by this push; default `cappedList.defaultTtl` (one day). */
-  ttl?: number;
+  /** TTL in ms, renewed by this push; default `cappedList.defaultTtlMs` (one day). */
+  ttlMs?: number;
 }
 
 /**
  * Capped lists, newest first: activity feeds, "recently viewed", the last N events. Items are stored as JSON.
  *
  * @example
- * await feed.push('user:42', { type: 'login', at: Date.now() }, { maxLength: 50, ttl: 7 * 86_400 });
+ * await feed.push('user:42', { type: 'login', at: Date.now() }, { maxLength: 50, ttlMs: 7 * 86_400_000 });
  * const latest = await feed.range('user:42', 0, 9);
  */
 @Injectable()
 export class CappedList {
   private readonly client: RedisClient;
-  private readonly defaults: { defaultTtl: number; defaultMaxLength: number };
+  private readonly defaults: { defaultTtlMs: number; defaultMaxLength: number };
 
   constructor(
     connections: RedisConnections,
@@ -53,7 +53,7 @@ export class CappedList {
     }
     const maxLength =
       options.maxLength === undefined ? this.defaults.defaultMaxLength : checkCount(options.maxLength, 'options.maxLength', 1, 1_000_000);
-    const ttl = ttlMs(options.ttl, 'options.ttl', this.defaults.defaultTtl);
+    const ttl = checkTtlMs(options.ttlMs, 'options.ttlMs', this.defaults.defaultTtlMs);
     const encoded = items.map((item, i) => {
       const json = JSON.stringify(item);
       if (json === undefined) throw new InvalidArgumentError(`items[${i}]`, 'expected a JSON-serialisable value');

@@ -13,7 +13,7 @@ import { RedisClock } from './redis-clock';
 import { LEADERBOARD_AROUND } from './scripts/leaderboard-around.script';
 import { LEADERBOARD_UNION } from './scripts/leaderboard-union.script';
 import { LEADERBOARD_WRITE } from './scripts/leaderboard-write.script';
-import { checkCount, checkName, ttlMs } from './structure-args';
+import { checkCount, checkName, checkTtlMs } from './structure-args';
 
 /**
  * Leaderboards on sorted sets. Every key of one board name (all-time, daily, weekly) shares the hash tag
@@ -122,7 +122,7 @@ export class Leaderboard {
     }
     checkName(member, 'member');
     const daily = options.period === 'day';
-    const ttl = ttlMs(options.ttl, 'options.ttl', daily ? this.settings.dailyTtl : this.settings.defaultTtl);
+    const ttl = checkTtlMs(options.ttlMs, 'options.ttlMs', daily ? this.settings.dailyTtlMs : this.settings.defaultTtlMs);
     const key = await this.readKey(board, options);
     try {
       const reply = await runScript(this.client, LEADERBOARD_WRITE, [key], [mode, String(value), ttl, this.settings.maxSize, member]);
@@ -167,7 +167,7 @@ export class Leaderboard {
     const days = weekDays(day);
     const weekKey = this.keys.member(group, `week:${days[0]}`);
     const dayKeys = days.map((d) => this.keys.member(group, `day:${d}`));
-    await runScript(this.client, LEADERBOARD_UNION, [weekKey, ...dayKeys], [this.settings.weekTtl * 1000]);
+    await runScript(this.client, LEADERBOARD_UNION, [weekKey, ...dayKeys], [this.settings.weekTtlMs]);
     return weekKey;
   }
 }

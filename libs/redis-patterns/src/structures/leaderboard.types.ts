@@ -23,6 +23,6 @@ export interface LeaderboardScope {
 /** Options of the writes (`incr`, `set`). */
 export interface LeaderboardWriteOptions extends LeaderboardScope {
   period?: 'all' | 'day';
-  /** TTL in seconds, renewed by this write; default `leaderboard.defaultTtl` (all-time) or `dailyTtl` (daily). */
-  ttl?: number;
+  /** TTL in ms, renewed by this write; default `leaderboard.defaultTtlMs` (all-time) or `dailyTtlMs` (daily). */
+  ttlMs?: number;
 }

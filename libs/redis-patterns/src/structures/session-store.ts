@@ -11,20 +11,20 @@ import { SESSION_DEFAULTS } from './sessions-options';
 import { SESSION_CREATE } from './scripts/session-create.script';
 import { SESSION_TOUCH } from './scripts/session-touch.script';
 import { SESSION_UPDATE } from './scripts/session-update.script';
-import { checkName, ttlMs } from './structure-args';
+import { checkName, checkTtlMs } from './structure-args';
 
 /** Options of {@link SessionStore.create}. */
 export interface CreateSessionOptions {
-  /** Idle (sliding) lifetime in seconds; default `sessions.defaultTtl` (one day). */
-  ttlSeconds?: number;
-  /** Absolute lifetime in seconds from now, never extended by `touch`; default `sessions.maxLifetime` (none). */
-  maxLifetimeSeconds?: number;
+  /** Idle (sliding) lifetime in ms; default `sessions.defaultTtlMs` (one day). */
+  ttlMs?: number;
+  /** Absolute lifetime in ms from now, never extended by `touch`; default `sessions.maxLifetimeMs` (none). */
+  maxLifetimeMs?: number;
 }
 
 /** Options of {@link SessionStore.touch}. */
 export interface TouchSessionOptions {
-  /** Idle lifetime to apply now, in seconds; default: the session's own TTL from `create`. */
-  ttlSeconds?: number;
+  /** Idle lifetime to apply now, in ms; default: the session's own TTL from `create`. */
+  ttlMs?: number;
 }
 
 /**
@@ -38,15 +38,15 @@ export interface TouchSessionOptions {
  * Redis errors propagate: a session read that fails is never treated as "anonymous" (fail closed).
  *
  * @example
- * const id = await sessions.create({ userId: 42 }, { ttlSeconds: 1800, maxLifetimeSeconds: 43_200 });
+ * const id = await sessions.create({ userId: 42 }, { ttlMs: 1_800_000, maxLifetimeMs: 43_200_000 });
  * await sessions.update(id, { cart: ['sku-1'] });
  * await sessions.touch(id);
  */
 @Injectable()
 export class SessionStore {
   private readonly client: RedisClient;
-  private readonly defaultTtl: number;
-  private readonly maxLifetime?: number;
+  private readonly defaultTtlMs: number;
+  private readonly maxLifetimeMs?: number;
 
   constructor(
     connections: RedisConnections,
@@ -55,17 +55,17 @@ export class SessionStore {
   ) {
     this.client = connections.get(options.sessions?.connection);
     prepareScripts(this.client, [SESSION_CREATE, SESSION_UPDATE, SESSION_TOUCH]);
-    this.defaultTtl = options.sessions?.defaultTtl ?? SESSION_DEFAULTS.defaultTtl;
-    this.maxLifetime = options.sessions?.maxLifetime;
+    this.defaultTtlMs = options.sessions?.defaultTtlMs ?? SESSION_DEFAULTS.defaultTtlMs;
+    this.maxLifetimeMs = options.sessions?.maxLifetimeMs;
   }
 
   /** Creates a session holding `data`; returns its id (43 base64url characters, 256 random bits). */
   async create(data: SessionData = {}, options: CreateSessionOptions = {}): Promise<string> {
     // Fields given as `undefined` are simply not stored.
     const { set } = encodeFields(data, 'data');
-    const ttl = ttlMs(options.ttlSeconds, 'options.ttlSeconds', this.defaultTtl);
-    const life = options.maxLifetimeSeconds ?? this.maxLifetime;
-    const lifeMs = life === undefined ? 0 : ttlMs(life, 'options.maxLifetimeSeconds', 0);
+    const ttl = checkTtlMs(options.ttlMs, 'options.ttlMs', this.defaultTtlMs);
+    const life = options.maxLifetimeMs ?? this.maxLifetimeMs;
+    const lifeMs = life === undefined ? 0 : checkTtlMs(life, 'options.maxLifetimeMs', 0);
     // A collision of 256-bit random ids is not a practical event; the script refuses to overwrite one anyway.
     for (;;) {
       const id = randomBytes(32).toString('base64url');
@@ -93,12 +93,12 @@ export class SessionStore {
   }
 
   /**
-   * Slides the expiration: the session lives `ttlSeconds` (default: its own TTL from `create`) from now, but never
+   * Slides the expiration: the session lives `ttlMs` (default: its own TTL from `create`) from now, but never
    * past its absolute lifetime. Returns `false` when the session does not exist.
    */
   async touch(id: string, options: TouchSessionOptions = {}): Promise<boolean> {
     const key = this.key(checkName(id, 'id'));
-    const ttl = options.ttlSeconds === undefined ? 0 : ttlMs(options.ttlSeconds, 'options.ttlSeconds', 0);
+    const ttl = options.ttlMs === undefined ? 0 : checkTtlMs(options.ttlMs, 'options.ttlMs', 0);
     return (await runScript(this.client, SESSION_TOUCH, [key], [ttl])) > 0;
   }
 

@@ -10,25 +10,25 @@ import {
 export interface SessionsOptions {
   /** Name of the connection this pattern uses (default: the default connection). */
   connection?: string;
-  /** Idle (sliding) lifetime of a session in seconds when `create` gives none (default 86400, one day). */
-  defaultTtl?: number;
+  /** Idle (sliding) lifetime of a session in ms when `create` gives none (default 86 400 000, one day). */
+  defaultTtlMs?: number;
   /**
-   * Absolute lifetime of a session in seconds, counted from `create`, when `create` gives none (default: none).
+   * Absolute lifetime of a session in ms, counted from `create`, when `create` gives none (default: none).
    * `touch` never extends a session past it.
    */
-  maxLifetime?: number;
+  maxLifetimeMs?: number;
 }
 
 /** Defaults of the `sessions` section. */
-export const SESSION_DEFAULTS = { defaultTtl: 86_400 } as const;
+export const SESSION_DEFAULTS = { defaultTtlMs: 86_400_000 } as const;
 
-const KNOWN_KEYS = ['connection', 'defaultTtl', 'maxLifetime'] as const;
+const KNOWN_KEYS = ['connection', 'defaultTtlMs', 'maxLifetimeMs'] as const;
 
 /** Validates the `sessions` section at startup; every error names the offending option. */
 export const validateSessionsOptions: SectionValidator = (value, path, context) => {
   const section = checkObject(value, path);
   checkKnownKeys(section, path, KNOWN_KEYS);
   checkConnectionName(section.connection, `${path}.connection`, context);
-  checkOptionalNumber(section.defaultTtl, `${path}.defaultTtl`, { min: 1, integer: true, unit: 'seconds' });
-  checkOptionalNumber(section.maxLifetime, `${path}.maxLifetime`, { min: 1, integer: true, unit: 'seconds' });
+  checkOptionalNumber(section.defaultTtlMs, `${path}.defaultTtlMs`, { min: 1, integer: true, unit: 'ms' });
+  checkOptionalNumber(section.maxLifetimeMs, `${path}.maxLifetimeMs`, { min: 1, integer: true, unit: 'ms' });
 };

@@ -11,13 +11,16 @@ export function checkName(value: unknown, argument: string): string {
   return value;
 }
 
-/** A TTL in whole seconds (at least 1); `undefined` selects `fallback`. Returned in milliseconds for PEXPIRE. */
-export function ttlMs(value: unknown, argument: string, fallbackSeconds: number): number {
-  if (value === undefined) return fallbackSeconds * 1000;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 10 * 365 * 86_400) {
-    throw new InvalidArgumentError(argument, 'expected a whole number of seconds, at least 1');
+/** The longest TTL a structure accepts: ten years, in ms. */
+const MAX_TTL_MS = 10 * 365 * 86_400_000;
+
+/** A TTL in whole milliseconds (at least 1, for PEXPIRE); `undefined` selects `fallbackMs`. */
+export function checkTtlMs(value: unknown, argument: string, fallbackMs: number): number {
+  if (value === undefined) return fallbackMs;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_TTL_MS) {
+    throw new InvalidArgumentError(argument, 'expected a whole number of milliseconds, at least 1');
   }
-  return value * 1000;
+  return value;
 }
 
 /** A non-negative integer (offsets, counts). */

@@ -3,13 +3,15 @@ import { resolveOptions } from '../redis-patterns.options';
 
 describe('structures option sections', () => {
   it.each([
-    [{ sessions: { defaultTtl: 0 } }, 'sessions.defaultTtl'],
-    [{ sessions: { maxLifetime: 1.5 } }, 'sessions.maxLifetime'],
+    [{ sessions: { defaultTtlMs: 0 } }, 'sessions.defaultTtlMs'],
+    [{ sessions: { maxLifetimeMs: 1.5 } }, 'sessions.maxLifetimeMs'],
+    // The names of seconds are refused: every structure duration is in ms.
+    [{ sessions: { defaultTtl: 1800 } }, 'sessions.defaultTtl'],
     [{ sessions: { ttl: 5 } }, 'sessions.ttl'],
     [{ leaderboard: { maxSize: 0 } }, 'leaderboard.maxSize'],
     [{ leaderboard: { integerScores: 'yes' } }, 'leaderboard.integerScores'],
-    [{ leaderboard: { dailyTtl: -1 } }, 'leaderboard.dailyTtl'],
-    [{ uniqueCounter: { defaultTtl: '60' } }, 'uniqueCounter.defaultTtl'],
+    [{ leaderboard: { dailyTtlMs: -1 } }, 'leaderboard.dailyTtlMs'],
+    [{ uniqueCounter: { defaultTtlMs: '60' } }, 'uniqueCounter.defaultTtlMs'],
     [{ cappedList: { defaultMaxLength: 0 } }, 'cappedList.defaultMaxLength'],
     [{ cappedList: { connection: 'nope' } }, 'cappedList.connection'],
   ])('rejects %j naming %s', (section, option) => {
@@ -19,10 +21,10 @@ describe('structures option sections', () => {
 
   it('accepts valid sections', () => {
     const resolved = resolveOptions({
-      sessions: { defaultTtl: 1800, maxLifetime: 43_200 },
-      leaderboard: { defaultTtl: 3600, dailyTtl: 86_400, weekTtl: 30, maxSize: 100, integerScores: false },
-      uniqueCounter: { defaultTtl: 60 },
-      cappedList: { defaultTtl: 60, defaultMaxLength: 20 },
+      sessions: { defaultTtlMs: 1_800_000, maxLifetimeMs: 43_200_000 },
+      leaderboard: { defaultTtlMs: 3_600_000, dailyTtlMs: 86_400_000, weekTtlMs: 30_000, maxSize: 100, integerScores: false },
+      uniqueCounter: { defaultTtlMs: 60_000 },
+      cappedList: { defaultTtlMs: 60_000, defaultMaxLength: 20 },
     });
     expect(resolved.leaderboard?.maxSize).toBe(100);
   });

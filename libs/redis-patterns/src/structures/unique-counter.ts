@@ -9,7 +9,7 @@ import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { prepareScripts } from './prepare-scripts';
 import { HLL_ADD } from './scripts/hll-add.script';
 import { HLL_FOLD } from './scripts/hll-fold.script';
-import { checkName, ttlMs } from './structure-args';
+import { checkName, checkTtlMs } from './structure-args';
 import { UNIQUE_COUNTER_DEFAULTS } from './unique-counter-options';
 
 const MAX_ITEMS_PER_CALL = 10_000;
@@ -29,7 +29,7 @@ const MAX_ITEMS_PER_CALL = 10_000;
 @Injectable()
 export class UniqueCounter {
   private readonly client: RedisClient;
-  private readonly defaultTtl: number;
+  private readonly defaultTtlMs: number;
 
   constructor(
     connections: RedisConnections,
@@ -38,7 +38,7 @@ export class UniqueCounter {
   ) {
     this.client = connections.get(options.uniqueCounter?.connection);
     prepareScripts(this.client, [HLL_ADD, HLL_FOLD]);
-    this.defaultTtl = options.uniqueCounter?.defaultTtl ?? UNIQUE_COUNTER_DEFAULTS.defaultTtl;
+    this.defaultTtlMs = options.uniqueCounter?.defaultTtlMs ?? UNIQUE_COUNTER_DEFAULTS.defaultTtlMs;
   }
 
   /** Adds items (default TTL); returns whether the estimate changed. */
@@ -47,12 +47,12 @@ export class UniqueCounter {
   }
 
   /** Adds items with an explicit TTL in seconds; returns whether the estimate changed. */
-  async addMany(key: string, items: readonly string[], options: { ttl?: number } = {}): Promise<boolean> {
+  async addMany(key: string, items: readonly string[], options: { ttlMs?: number } = {}): Promise<boolean> {
     const counter = this.counterKey(key, 'key');
     if (items.length === 0 || items.length > MAX_ITEMS_PER_CALL || items.some((item) => typeof item !== 'string')) {
       throw new InvalidArgumentError('items', `expected 1 to ${MAX_ITEMS_PER_CALL} strings`);
     }
-    const ttl = ttlMs(options.ttl, 'options.ttl', this.defaultTtl);
+    const ttl = checkTtlMs(options.ttlMs, 'options.ttlMs', this.defaultTtlMs);
     return (await runScript(this.client, HLL_ADD, [counter], [ttl, ...items])) === 1;
   }
 
@@ -72,11 +72,11 @@ export class UniqueCounter {
   }
 
   /** `merge` with an explicit TTL in seconds for `dest`. */
-  async mergeWith(dest: string, sources: readonly string[], options: { ttl?: number } = {}): Promise<number> {
+  async mergeWith(dest: string, sources: readonly string[], options: { ttlMs?: number } = {}): Promise<number> {
     const target = this.counterKey(dest, 'dest');
     if (sources.length === 0) throw new InvalidArgumentError('sources', 'expected at least one counter name');
     const counters = sources.map((key, i) => this.counterKey(key, `sources[${i}]`));
-    const ttl = ttlMs(options.ttl, 'options.ttl', this.defaultTtl);
+    const ttl = checkTtlMs(options.ttlMs, 'options.ttlMs', this.defaultTtlMs);
     const values = await this.read(counters);
     const scratch = this.keys.member(target, `tmp:${randomBytes(8).toString('hex')}`);
     return runScript(this.client, HLL_FOLD, [target, scratch], ['merge', ttl, ...values]);
