@@ -5,7 +5,6 @@ import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { runScript } from '../core/scripts/redis-script';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
-import { prepareScripts } from './prepare-scripts';
 import { CAPPED_LIST_DEFAULTS } from './capped-list-options';
 import { CAPPED_LIST_PUSH } from './scripts/capped-list-push.script';
 import { checkCount, checkIndex, checkName, checkTtlMs } from './structure-args';
@@ -36,7 +35,6 @@ export class CappedList {
     @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
   ) {
     this.client = connections.get(options.cappedList?.connection);
-    prepareScripts(this.client, [CAPPED_LIST_PUSH]);
     this.defaults = { ...CAPPED_LIST_DEFAULTS, ...options.cappedList };
   }
 

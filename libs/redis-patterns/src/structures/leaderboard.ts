@@ -5,7 +5,6 @@ import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { runScript } from '../core/scripts/redis-script';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
-import { prepareScripts } from './prepare-scripts';
 import { LEADERBOARD_DEFAULTS, type LeaderboardOptions } from './leaderboard-options';
 import { dayOf, weekDays } from './leaderboard-period';
 import type { LeaderboardEntry, LeaderboardScope, LeaderboardWriteOptions } from './leaderboard.types';
@@ -41,7 +40,6 @@ export class Leaderboard {
   ) {
     const section = options.leaderboard ?? {};
     this.client = connections.get(section.connection);
-    prepareScripts(this.client, [LEADERBOARD_WRITE, LEADERBOARD_AROUND, LEADERBOARD_UNION]);
     this.clock = new RedisClock(this.client);
     this.settings = { ...LEADERBOARD_DEFAULTS, ...section, maxSize: section.maxSize ?? 0 };
   }

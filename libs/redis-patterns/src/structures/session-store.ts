@@ -5,7 +5,6 @@ import { KeyBuilder } from '../core/keys/key-builder';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { runScript } from '../core/scripts/redis-script';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
-import { prepareScripts } from './prepare-scripts';
 import { decodeFields, encodeFields, type SessionData } from './session-codec';
 import { SESSION_DEFAULTS } from './sessions-options';
 import { SESSION_CREATE } from './scripts/session-create.script';
@@ -54,7 +53,6 @@ export class SessionStore {
     @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
   ) {
     this.client = connections.get(options.sessions?.connection);
-    prepareScripts(this.client, [SESSION_CREATE, SESSION_UPDATE, SESSION_TOUCH]);
     this.defaultTtlMs = options.sessions?.defaultTtlMs ?? SESSION_DEFAULTS.defaultTtlMs;
     this.maxLifetimeMs = options.sessions?.maxLifetimeMs;
   }

@@ -6,7 +6,6 @@ import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { runScript } from '../core/scripts/redis-script';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
-import { prepareScripts } from './prepare-scripts';
 import { HLL_ADD } from './scripts/hll-add.script';
 import { HLL_FOLD } from './scripts/hll-fold.script';
 import { checkName, checkTtlMs } from './structure-args';
@@ -37,7 +36,6 @@ export class UniqueCounter {
     @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
   ) {
     this.client = connections.get(options.uniqueCounter?.connection);
-    prepareScripts(this.client, [HLL_ADD, HLL_FOLD]);
     this.defaultTtlMs = options.uniqueCounter?.defaultTtlMs ?? UNIQUE_COUNTER_DEFAULTS.defaultTtlMs;
   }
 

@@ -5,7 +5,7 @@ import { runScript } from '../../core/scripts/redis-script';
 import { MAX_BATCH_ITEMS } from '../../core/scripts/run-batched';
 import { FILL_LOCK_SCRIPT } from '../scripts/fill-lock.script';
 import { INVALIDATE_ENTRY_SCRIPT } from '../scripts/invalidate-entry.script';
-import { RELEASE_LOCK_SCRIPT } from '../scripts/release-lock.script';
+import { RELEASE_FILL_LOCK_SCRIPT } from '../scripts/release-lock.script';
 import { TAG_INVALIDATE_SCRIPT } from '../scripts/tag-invalidate.script';
 import { TAG_REGISTER_SCRIPT } from '../scripts/tag-register.script';
 import { WRITE_ENTRY_SCRIPT } from '../scripts/write-entry.script';
@@ -15,7 +15,7 @@ import { resendIfRefused } from './resend-refused';
 const CACHE_SCRIPTS = [
   FILL_LOCK_SCRIPT,
   INVALIDATE_ENTRY_SCRIPT,
-  RELEASE_LOCK_SCRIPT,
+  RELEASE_FILL_LOCK_SCRIPT,
   TAG_INVALIDATE_SCRIPT,
   TAG_REGISTER_SCRIPT,
   WRITE_ENTRY_SCRIPT,
@@ -103,7 +103,7 @@ export class CacheStore {
 
   releaseLock(entry: string, token: string): Promise<number> {
     this.sendReads();
-    return runScript(this.client, RELEASE_LOCK_SCRIPT, [this.keys.lock(entry)], [token]);
+    return runScript(this.client, RELEASE_FILL_LOCK_SCRIPT, [this.keys.lock(entry)], [token]);
   }
 
   /** A plain SET … PX: value and TTL in one atomic command (invariant 1). */

@@ -1,16 +1,10 @@
 import { defineScript } from '../../core/scripts/redis-script';
+import { COMPARE_AND_DELETE_LUA } from '../../core/scripts/lua/compare-and-delete.lua';
 
 /**
- * Releases a fill lock only if the caller still owns it (compare-and-delete), so a slow loader whose lock expired
- * never frees a lock another caller has since taken.
+ * Releases a fill lock only if the caller still owns it (compare-and-delete, see COMPARE_AND_DELETE_LUA), so a slow
+ * loader whose lock expired never frees a lock another caller has since taken.
  *
  * KEYS[1] fill-lock key. ARGV[1] token. Returns 1 when released, 0 otherwise.
  */
-export const RELEASE_LOCK_SCRIPT = defineScript<number>(
-  'cache_release_lock',
-  1,
-  `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`,
-);
+export const RELEASE_FILL_LOCK_SCRIPT = defineScript<number>('cache_release_fill_lock', 1, COMPARE_AND_DELETE_LUA);

@@ -1,3 +1,4 @@
+import { SERVER_CLOCK_LUA } from '../../core/scripts/lua/server-clock.lua';
 import { defineBatchedScript } from '../../core/scripts/batched-script';
 
 /**
@@ -47,18 +48,7 @@ if last >= fence then
 end
 return {1, value}
 `,
-  // Server time in µs and as text, read with TIME and formatted once per batch: every item of a batch runs in the
-  // same atomic script.
-  `
-local batch_now, batch_now_text
-local function now_us()
-  if not batch_now then
-    local time = redis.call('TIME')
-    batch_now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-    batch_now_text = string.format('%.0f', batch_now)
-  end
-  return batch_now, batch_now_text
-end
-`,
+  // now_us(): server time in µs and as text, read with TIME and formatted once per batch.
+  SERVER_CLOCK_LUA,
   { keys: 2, args: 3 },
 );

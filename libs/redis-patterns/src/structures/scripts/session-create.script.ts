@@ -1,5 +1,5 @@
 import { defineScript } from '../../core/scripts/redis-script';
-import { LUA_NOW_MS } from './redis-time.lua';
+import { SERVER_CLOCK_LUA } from '../../core/scripts/lua/server-clock.lua';
 
 /**
  * Creates a session hash and arms its TTL in one atomic step (invariant 1).
@@ -13,9 +13,9 @@ import { LUA_NOW_MS } from './redis-time.lua';
 export const SESSION_CREATE = defineScript<number>(
   'session_create',
   1,
-  `
+  `${SERVER_CLOCK_LUA}
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-${LUA_NOW_MS}
+local now = math.floor(now_ms())
 local ttl = tonumber(ARGV[1])
 local life = tonumber(ARGV[2])
 redis.call('HSET', KEYS[1], 'm:ttl', ARGV[1])

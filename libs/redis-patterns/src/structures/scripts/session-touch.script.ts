@@ -1,5 +1,5 @@
 import { defineScript } from '../../core/scripts/redis-script';
-import { LUA_NOW_MS } from './redis-time.lua';
+import { SERVER_CLOCK_LUA } from '../../core/scripts/lua/server-clock.lua';
 
 /**
  * Sliding expiration bounded by the absolute deadline: the new TTL is the requested (or stored) idle TTL, cut to
@@ -12,14 +12,13 @@ import { LUA_NOW_MS } from './redis-time.lua';
 export const SESSION_TOUCH = defineScript<number>(
   'session_touch',
   1,
-  `
+  `${SERVER_CLOCK_LUA}
 local meta = redis.call('HMGET', KEYS[1], 'm:ttl', 'm:abs')
 if not meta[1] then return 0 end
 local ttl = tonumber(ARGV[1])
 if ttl == 0 then ttl = tonumber(meta[1]) end
 if meta[2] then
-  ${LUA_NOW_MS}
-  local left = tonumber(meta[2]) - now
+  local left = tonumber(meta[2]) - math.floor(now_ms())
   if left <= 0 then
     redis.call('DEL', KEYS[1])
     return 0
