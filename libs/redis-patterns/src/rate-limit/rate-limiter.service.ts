@@ -1,8 +1,10 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+import { ReplyError } from 'ioredis';
 import { RedisConnections, type RedisClient } from '../core/connections/redis-connections';
 import { KeyBuilder } from '../core/keys/key-builder';
 import { ThrottledLog } from '../core/logging/throttled-log';
+import { CircuitBreaker } from '../core/resilience/circuit-breaker';
 import { describeValue } from '../core/options/option-checks';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { runBatched } from '../core/scripts/run-batched';
@@ -11,7 +13,6 @@ import { RateLimitUnavailableError } from './rate-limit-unavailable.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { checkCost, compilePolicies, type CompiledPolicies, type PolicyErrorFactory } from './compile-policies';
 import { MemoryRateLimiter } from './memory/memory-rate-limiter';
-import { OutageBreaker } from './outage-breaker';
 import type { RateLimitConsumeOptions, RateLimitDecision, RateLimitOutageOptions, RateLimitPolicy } from './rate-limit-policy';
 import { scriptArgs } from './script-call';
 import { failOpenDecision, toDecision } from './to-decision';
@@ -42,7 +43,14 @@ export interface RateLimitOutageStats {
 @Injectable()
 export class RateLimiterService implements BeforeApplicationShutdown {
   private readonly memory: MemoryRateLimiter;
-  private readonly breaker = new OutageBreaker(() => this.redis().ping());
+  // Opened by the first failure that is not a reply from Redis (a script or OOM error shows it is reachable);
+  // closed by a background PING every 250 ms, so no decision is spent finding out.
+  private readonly breaker = new CircuitBreaker({
+    threshold: 1,
+    probe: () => this.redis().ping(),
+    probeMs: 250,
+    counts: (error) => !(error instanceof ReplyError),
+  });
   private readonly logger: LoggerService;
   private readonly stats: RateLimitOutageStats = { failedOpen: 0, failedClosed: 0, inMemory: 0 };
   // Sliding-log members must be unique: a random per-process prefix and a counter (no crypto call per decision).
@@ -145,7 +153,7 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     limiter: string,
   ): RateLimitDecision {
     if (error !== undefined) {
-      this.breaker.record(error);
+      this.breaker.failed(error);
       this.logOutage(error, limiter, outage);
     }
     const defaults = this.options.rateLimit;

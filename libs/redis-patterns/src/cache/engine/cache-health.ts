@@ -1,6 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { redactSecrets } from '../../core/connections/redact';
 import { ThrottledLog } from '../../core/logging/throttled-log';
+import { CircuitBreaker } from '../../core/resilience/circuit-breaker';
 import type { CacheSettings } from '../cache-options';
 
 /** Counters of the cache's outcomes since startup, as returned by `CacheService.stats()`. */
@@ -31,25 +32,22 @@ export interface CacheStats {
  */
 export class CacheHealth {
   readonly stats: CacheStats = { hits: 0, misses: 0, staleHits: 0, loads: 0, refreshes: 0, errors: 0, bypassed: 0, skippedWrites: 0 };
-  private consecutive = 0;
-  private openUntil = 0;
   private lastFailureAt = 0;
   private readonly log: ThrottledLog;
+  private readonly breaker: CircuitBreaker;
 
   constructor(
     private readonly settings: CacheSettings,
     logger: LoggerService,
   ) {
     this.log = new ThrottledLog(logger, settings.failureLogIntervalMs);
+    this.breaker = new CircuitBreaker({ threshold: settings.breakerThreshold, cooldownMs: settings.breakerCooldownMs });
   }
 
   /** False while the breaker is open: the caller skips Redis and goes to the source. */
   available(): boolean {
-    if (this.openUntil === 0) return true;
-    if (Date.now() >= this.openUntil) {
-      this.openUntil = 0; // half-open: let calls through; the next failure re-opens at once
-      return true;
-    }
+    // Past the cooldown the breaker is half-open: calls go through, and the next failure re-opens it at once.
+    if (!this.breaker.isOpen) return true;
     this.stats.bypassed++;
     return false;
   }
@@ -63,7 +61,7 @@ export class CacheHealth {
   }
 
   succeeded(): void {
-    this.consecutive = 0;
+    this.breaker.succeeded();
   }
 
   /**
@@ -72,8 +70,7 @@ export class CacheHealth {
    * keep the cache bypassed for up to `breakerCooldownMs` after the connection is back.
    */
   connectionReady(): void {
-    this.consecutive = 0;
-    this.openUntil = 0;
+    this.breaker.close();
     this.lastFailureAt = 0;
   }
 
@@ -81,9 +78,7 @@ export class CacheHealth {
   failed(operation: string, error: unknown): void {
     this.stats.errors++;
     this.lastFailureAt = Date.now();
-    if (++this.consecutive >= this.settings.breakerThreshold && this.settings.breakerCooldownMs > 0) {
-      this.openUntil = Date.now() + this.settings.breakerCooldownMs;
-    }
+    this.breaker.failed(error);
     this.report(`Cache ${operation} failed; serving from the source (fail-open): ${describe(error)}`);
   }
 
