@@ -5,7 +5,7 @@ const swc = require('./swc.config');
 module.exports = {
   moduleFileExtensions: ['js', 'json', 'ts'],
   rootDir: '.',
-  roots: ['<rootDir>/libs/', '<rootDir>/apps/', '<rootDir>/test/'],
+  roots: ['<rootDir>/libs/', '<rootDir>/apps/', '<rootDir>/test/', '<rootDir>/examples/'],
   modulePathIgnorePatterns: ['<rootDir>/libs/redis-patterns/dist/'],
   testRegex: '.*\\.(spec|integration-spec|e2e-spec)\\.ts$',
   transform: { '^.+\\.(t|j)s$': ['@swc/jest', swc] },

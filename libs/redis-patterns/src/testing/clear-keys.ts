@@ -1,0 +1,50 @@
+import { Cluster, type Redis } from 'ioredis';
+import { RedisConnections } from '../core/connections/redis-connections';
+import type { ResolvedCoreOptions } from '../core/options/resolve-options';
+import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
+
+/** What {@link clearKeys} clears: a Nest application (or testing module) that imports RedisPatternsModule. */
+export interface AppWithRedisPatterns {
+  get<T>(token: unknown, options?: { strict?: boolean }): T;
+}
+
+const SCAN_COUNT = 500;
+
+/**
+ * Removes the application's keys — every key under its `keyPrefix`, on every connection (each master of a
+ * cluster) — and nothing else: SCAN with MATCH and UNLINK in batches, never FLUSHDB, so tests sharing a server with
+ * other data (or with other test files under other prefixes) never disturb it. Resolves the number of keys removed.
+ *
+ * @throws Error when the application's `keyPrefix` is empty: clearing would remove every key of the database.
+ * @example
+ * afterEach(() => clearKeys(app));
+ */
+export async function clearKeys(app: AppWithRedisPatterns): Promise<number> {
+  const connections = app.get<RedisConnections>(RedisConnections, { strict: false });
+  const { keyPrefix } = app.get<ResolvedCoreOptions>(RESOLVED_OPTIONS, { strict: false });
+  if (!keyPrefix)
+    throw new Error('clearKeys: the application has an empty keyPrefix, so every key of the database would match; give it a keyPrefix.');
+  const match = `${keyPrefix.replace(/[*?[\]\\]/g, (char) => `\\${char}`)}:*`;
+  const seen = new Set<Redis | Cluster>();
+  let removed = 0;
+  for (const name of connections.names()) {
+    const client = connections.get(name);
+    if (seen.has(client)) continue;
+    seen.add(client);
+    const nodes = client instanceof Cluster ? client.nodes('master') : [client];
+    for (const node of nodes) removed += await clearNode(node, match);
+  }
+  return removed;
+}
+
+async function clearNode(node: Redis, match: string): Promise<number> {
+  let removed = 0;
+  let cursor = '0';
+  do {
+    const [next, keys] = await node.scan(cursor, 'MATCH', match, 'COUNT', SCAN_COUNT);
+    cursor = next;
+    // One UNLINK per key: on a cluster node keys of one SCAN page sit in different slots.
+    if (keys.length > 0) removed += (await Promise.all(keys.map((key) => node.unlink(key)))).reduce((sum, n) => sum + n, 0);
+  } while (cursor !== '0');
+  return removed;
+}

@@ -1,0 +1,125 @@
+import { spawn } from 'node:child_process';
+import { createConnection } from 'node:net';
+import { join } from 'node:path';
+import { Test } from '@nestjs/testing';
+import { Cluster } from 'ioredis';
+import { CacheService, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { clearKeys, startTestRedis, useTestRedis } from 'nestjs-redis-patterns/testing';
+import { waitFor } from '../../harness/redis-process';
+
+const root = join(__dirname, '../../..');
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+describe('startTestRedis({ topology: "cluster" })', () => {
+  it('starts three masters sharing every slot, which a cluster client uses (and CROSSSLOT applies)', async () => {
+    const started = Date.now();
+    const redis = await startTestRedis({ topology: 'cluster' });
+    const elapsedMs = Date.now() - started;
+    const cluster = new Cluster(redis.nodes.map((node) => ({ ...node })));
+    try {
+      expect(redis.nodes).toHaveLength(3);
+      expect(redis.connection).toEqual({ cluster: { nodes: redis.nodes } });
+      await Promise.all(Array.from({ length: 50 }, (_, i) => cluster.set(`k${i}`, String(i))));
+      expect(await cluster.get('k7')).toBe('7');
+      const masters = cluster.nodes('master');
+      expect(masters).toHaveLength(3);
+      expect((await Promise.all(masters.map((node) => node.dbsize()))).every((size) => size > 0)).toBe(true);
+      await expect(cluster.call('MGET', 'k1', 'k2', 'k3', 'k4')).rejects.toThrow(/CROSSSLOT/);
+      // Not a timing assertion on the code: a bound on how long a test waits for its cluster.
+      expect(elapsedMs).toBeLessThan(15_000);
+    } finally {
+      cluster.disconnect();
+      await redis.stop();
+    }
+    await expect(accepts(redis.port)).resolves.toBe(false);
+  });
+
+  it('refuses a password on a cluster, naming why', async () => {
+    await expect(startTestRedis({ topology: 'cluster', password: 'x' })).rejects.toThrow(
+      /password is supported on a standalone server only/,
+    );
+  });
+});
+
+describe('startTestRedis in a process that is killed', () => {
+  it('takes its redis-server down with it, even on SIGKILL', async () => {
+    const script =
+      "require('nestjs-redis-patterns/testing').startTestRedis().then((r) => { console.log('PORT ' + r.port); setInterval(() => {}, 1000); });";
+    const child = spawn(process.execPath, ['-r', './scripts/register-ts.js', '-e', script], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      await waitFor(
+        () => /PORT \d+/.test(output),
+        15_000,
+        () => `the child to start its server; output: ${output}`,
+      );
+      const port = Number(/PORT (\d+)/.exec(output)![1]);
+      await expect(accepts(port)).resolves.toBe(true);
+      child.kill('SIGKILL');
+      await waitFor(
+        async () => !(await accepts(port)),
+        5000,
+        () => `redis-server on ${port} to stop after its parent was killed`,
+      );
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('useTestRedis and clearKeys', () => {
+  const redis = useTestRedis();
+
+  it('gives the file a server from beforeAll on; clearKeys removes only the application’s keys', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [RedisPatternsModule.forRoot({ connection: redis.connection, keyPrefix: 'mine' })],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.init();
+    const other = await Test.createTestingModule({
+      imports: [RedisPatternsModule.forRoot({ connection: redis.url, keyPrefix: 'theirs' })],
+    }).compile();
+    const neighbour = other.createNestApplication({ logger: false });
+    await neighbour.init();
+    try {
+      const cache = app.get(CacheService);
+      await Promise.all(Array.from({ length: 1200 }, (_, i) => cache.set(`item:${i}`, { i }, { ttl: 60, tags: i % 2 ? ['odd'] : [] })));
+      await neighbour.get(CacheService).set('kept', 'by the neighbour', { ttl: 60 });
+      const removed = await clearKeys(app);
+      expect(removed).toBeGreaterThanOrEqual(1200);
+      await expect(cache.get('item:1')).resolves.toBeUndefined();
+      await expect(neighbour.get(CacheService).get('kept')).resolves.toBe('by the neighbour');
+      await expect(clearKeys(app)).resolves.toBe(0);
+    } finally {
+      await app.close();
+      await neighbour.close();
+    }
+  });
+
+  it('refuses to clear an application without a keyPrefix', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [RedisPatternsModule.forRoot({ connection: redis.url, keyPrefix: '' })],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.init();
+    try {
+      await expect(clearKeys(app)).rejects.toThrow(/empty keyPrefix/);
+    } finally {
+      await app.close();
+    }
+  });
+});
