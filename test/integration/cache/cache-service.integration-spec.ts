@@ -10,6 +10,8 @@ import {
   RedisPatternsModule,
 } from 'nestjs-redis-patterns';
 import { connectionFor, keysWithoutTtl, rawClient, scanKeys, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
+// The cache's store, an internal, by relative path: the spec drives an interleaving step by step.
+import { CacheRuntime } from '../../../libs/redis-patterns/src/cache/cache.runtime';
 
 describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on %s', (topology) => {
   let app: INestApplication;
@@ -187,8 +189,9 @@ describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on %s', (to
   });
 
   it('refuses a write registered before an invalidation that lands after it (tombstone), deterministically', async () => {
-    const { store } = cache.engine;
-    const entry = cache.keys.entry('tomb');
+    const runtime = app.get(CacheRuntime);
+    const { store } = runtime.engine;
+    const entry = runtime.keys.entry('tomb');
     // Step by step, the interleaving a racing set() can produce: register in the tag, invalidation runs, write lands.
     const epoch = await store.registerTag('tomb-tag', entry, 30_000, undefined);
     expect(await cache.invalidateTags('tomb-tag')).toBe(0);

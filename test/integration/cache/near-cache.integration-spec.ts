@@ -3,6 +3,8 @@ import { Test } from '@nestjs/testing';
 import { Cluster, type Redis } from 'ioredis';
 import { CacheEvict, CacheService, Cacheable, InvalidOptionsError, RedisPatternsModule } from 'nestjs-redis-patterns';
 import { connectionFor, keysWithoutTtl, rawClient, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
+// The runtime's near cache, an internal, by relative path: the spec finds its invalidation connections.
+import { CacheRuntime } from '../../../libs/redis-patterns/src/cache/cache.runtime';
 
 @Injectable()
 class CatalogService {
@@ -174,7 +176,12 @@ describe.each<TopologyName>(['standalone', 'cluster'])('near cache on %s', (topo
     expect(b.nearStats().entries).toBeGreaterThan(0);
     const clears = b.nearStats().clears;
     // b's own invalidation connection on the master that holds k1, found by its local port in CLIENT LIST.
-    const ours = new Set(b.near.connections().map((client) => `127.0.0.1:${(client as Redis).stream.localPort}`));
+    const ours = new Set(
+      apps[1]
+        .get(CacheRuntime)
+        .near.connections()
+        .map((client) => `127.0.0.1:${(client as Redis).stream.localPort}`),
+    );
     const victim = (await nearClientIds(admin, prefix)).find((c) => ours.has(c.addr));
     expect(victim).toBeDefined();
     await victim!.node.client('KILL', 'ID', victim!.id);

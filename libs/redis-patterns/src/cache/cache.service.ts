@@ -1,21 +1,12 @@
-import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { clientName } from '../core/connections/create-client';
-import { type RedisClient, RedisConnections } from '../core/connections/redis-connections';
-import { DEFAULT_CONNECTION } from '../core/options/resolve-options';
-import { InvalidOptionsError } from '../errors/invalid-options.error';
-import { describeValue } from '../core/options/option-checks';
-import { KeyBuilder } from '../core/keys/key-builder';
-import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
+import { Injectable } from '@nestjs/common';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
-import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
-import { type CacheSettings, resolveCacheSettings } from './cache-options';
-import { CacheEngine, type Fetched, type FoundEntry } from './engine/cache-engine';
-import { CacheHealth, type CacheStats } from './engine/cache-health';
-import { CacheKeys } from './engine/cache-keys';
-import { CacheStore } from './engine/cache-store';
+import { CacheRuntime } from './cache.runtime';
+import type { CacheEngine, Fetched, FoundEntry } from './engine/cache-engine';
+import type { CacheStats } from './engine/cache-health';
+import type { CacheKeys } from './engine/cache-keys';
 import { buildPolicy, checkKey, checkTags, type EntryOptions, type EntryPolicy, type WrapOptions } from './engine/entry-policy';
 import { invalidateTags } from './engine/tag-invalidation';
-import { NEAR_MISS, NearCache } from './near/near-cache';
+import { NEAR_MISS } from './near/near-cache';
 import type { NearCacheStats } from './near/l1-store';
 
 /** Entry keys remembered by CacheService (bounded: cleared when full). */
@@ -34,48 +25,14 @@ const MAX_REMEMBERED_KEYS = 10_000;
  * await cache.invalidateTags(`user:${id}`);
  */
 @Injectable()
-export class CacheService implements OnModuleInit, BeforeApplicationShutdown {
-  /** The machinery shared with the cache decorators. */
-  readonly engine: CacheEngine;
-  readonly keys: CacheKeys;
-  readonly settings: CacheSettings;
-  private readonly defaults: { ttlMs: number; jitter: number; near: boolean };
-  /** The in-process L1 (`cache.nearCache`); started when enabled for the module or by a decorator. */
-  readonly near: NearCache;
-  private readonly connectTimeoutMs: number;
-  /**
-   * Minimum lifetime of a tag's epoch after an invalidation: a fill that read the old epoch before loading must
-   * still see the bump when it registers (so longer than a lock wait plus a lock TTL, twice over).
-   */
-  readonly tagEpochTtlMs: number;
-  private readonly shutdownTimeoutMs: number;
+export class CacheService {
+  private readonly engine: CacheEngine;
+  private readonly keys: CacheKeys;
   private readonly entryKeys = new Map<string, string>();
-  private readonly data: RedisClient;
-  private readonly connectionReady = (): void => this.engine.health.connectionReady();
 
-  constructor(@Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions, connections: RedisConnections, keyBuilder: KeyBuilder) {
-    this.settings = resolveCacheSettings(options.cache);
-    this.keys = new CacheKeys(keyBuilder);
-    const health = new CacheHealth(this.settings, options.logger ?? new Logger('RedisPatterns:Cache'));
-    const data = connections.get(this.settings.connection);
-    this.data = data;
-    data.on('ready', this.connectionReady);
-    this.engine = new CacheEngine(new CacheStore(data, this.keys), health, this.settings);
-    this.defaults = { ttlMs: this.settings.defaultTtlMs, jitter: this.settings.jitter, near: this.settings.nearCache.enabled };
-    this.near = new NearCache(this.settings.nearCache, {
-      data,
-      prefix: `${keyBuilder.key('cache')}:`,
-      connectionName: clientName(options.keyPrefix, this.settings.connection ?? DEFAULT_CONNECTION, 'near-cache'),
-      logger: options.logger ?? new Logger('RedisPatterns:Cache'),
-    });
-    this.connectTimeoutMs = options.connectTimeoutMs;
-    this.shutdownTimeoutMs = options.shutdownTimeoutMs;
-    this.tagEpochTtlMs = Math.max(60_000, 2 * (this.settings.lockTtlMs + this.settings.lockWaitMs));
-  }
-
-  /** Starts the near cache's invalidation listener when `cache.nearCache.enabled` (L1 stays bypassed until it is up). */
-  async onModuleInit(): Promise<void> {
-    if (this.defaults.near) await this.startNear();
+  constructor(private readonly runtime: CacheRuntime) {
+    this.engine = runtime.engine;
+    this.keys = runtime.keys;
   }
 
   /**
@@ -89,13 +46,13 @@ export class CacheService implements OnModuleInit, BeforeApplicationShutdown {
     } catch (error) {
       return Promise.reject(error);
     }
-    if (this.defaults.near) {
-      const value = this.near.get(entry);
+    if (this.runtime.defaults.near) {
+      const value = this.runtime.near.get(entry);
       if (value !== NEAR_MISS) {
         this.engine.health.stats.hits++;
         return Promise.resolve(value as T);
       }
-      return this.near.read(this.engine, entry).then(this.countRead) as Promise<T | undefined>;
+      return this.runtime.near.read(this.engine, entry).then(this.countRead) as Promise<T | undefined>;
     }
     return this.engine.read(entry, false).then(this.countRead) as Promise<T | undefined>;
   }
@@ -157,7 +114,7 @@ export class CacheService implements OnModuleInit, BeforeApplicationShutdown {
   async set(key: string, value: unknown, options?: EntryOptions): Promise<boolean> {
     const entry = this.entryKey(key);
     if (value === undefined) throw new InvalidArgumentError('value', 'undefined is not cached (use del to remove a key)');
-    const policy = buildPolicy(options, this.defaults);
+    const policy = buildPolicy(options, this.runtime.defaults);
     return this.engine.write(entry, value, policy, { strict: true });
   }
 
@@ -167,7 +124,7 @@ export class CacheService implements OnModuleInit, BeforeApplicationShutdown {
     const health = this.engine.health;
     if (entries.length === 0 || !health.available()) return 0;
     try {
-      const results = await Promise.all(entries.map((entry) => this.engine.store.del(entry, this.settings.lockTtlMs)));
+      const results = await Promise.all(entries.map((entry) => this.engine.store.del(entry, this.runtime.settings.lockTtlMs)));
       health.succeeded();
       return results.filter(Boolean).length;
     } catch (error) {
@@ -195,11 +152,11 @@ export class CacheService implements OnModuleInit, BeforeApplicationShutdown {
     try {
       entry = this.entryKey(key);
       if (typeof loader !== 'function') throw new InvalidArgumentError('loader', 'expected a function returning the value');
-      policy = buildPolicy(options, this.defaults);
+      policy = buildPolicy(options, this.runtime.defaults);
     } catch (error) {
       return Promise.reject(error);
     }
-    if (policy.near && this.engine.near === undefined) void this.startNear();
+    if (policy.near && this.engine.near === undefined) void this.runtime.startNear();
     return this.engine.fetch(entry, async () => loader(), policy);
   }
 
@@ -210,7 +167,7 @@ export class CacheService implements OnModuleInit, BeforeApplicationShutdown {
    */
   async invalidateTags(...tags: string[]): Promise<number> {
     const checked = checkTags(tags, 'tags');
-    return invalidateTags(this.engine.store, this.engine.health, checked, this.tagEpochTtlMs);
+    return invalidateTags(this.engine.store, this.engine.health, checked, this.runtime.tagEpochTtlMs);
   }
 
   /** Counters since startup: hits, misses, stale hits, loads, refreshes, Redis errors, bypassed calls, skipped writes. */
@@ -220,30 +177,6 @@ export class CacheService implements OnModuleInit, BeforeApplicationShutdown {
 
   /** Near-cache (L1) counters and size: hits, misses, evictions, invalidations, clears, entries and bytes held. */
   nearStats(): NearCacheStats {
-    return this.near.stats();
-  }
-
-  /**
-   * A decorator's policy with its `nearCache` choice applied (default `cache.nearCache.enabled`); called at
-   * bootstrap, so a bad value fails startup naming the option, and a method that opts in starts the listener.
-   */
-  nearPolicy(policy: EntryPolicy, choice: unknown, path: string): EntryPolicy {
-    if (choice !== undefined && typeof choice !== 'boolean') throw new InvalidOptionsError(path, 'true or false', describeValue(choice));
-    const near = choice ?? this.defaults.near;
-    if (near) void this.startNear();
-    return near === policy.near ? policy : { ...policy, near };
-  }
-
-  private startNear(): Promise<void> {
-    this.engine.near = this.near;
-    this.engine.store.onChange = (entry) => this.near.invalidateLocal(entry);
-    return this.near.start(this.connectTimeoutMs);
-  }
-
-  /** Lets running loads and background refreshes finish (bounded by `shutdownTimeoutMs`) before connections close. */
-  async beforeApplicationShutdown(): Promise<void> {
-    this.data.off('ready', this.connectionReady);
-    await this.engine.drain(this.shutdownTimeoutMs);
-    await this.near.stop();
+    return this.runtime.near.stats();
   }
 }

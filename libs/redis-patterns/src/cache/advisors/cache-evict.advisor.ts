@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../../core/advice/method-advice.interface';
 import { InvalidOptionsError } from '../../errors/invalid-options.error';
-import { CacheService } from '../cache.service';
+import { CacheRuntime } from '../cache.runtime';
 import type { CacheEvictOptions } from '../decorators/cache-evict.decorator';
 import { checkDecoratorKeys, compileKeys, compileTags, optionPath } from './compile-sources';
 import { invalidateTags } from '../engine/tag-invalidation';
@@ -14,7 +14,7 @@ const KNOWN = ['keys', 'tags', 'beforeInvocation'] as const;
  */
 @Injectable()
 export class CacheEvictAdvisor implements MethodAdvisor<CacheEvictOptions> {
-  constructor(private readonly cache: CacheService) {}
+  constructor(private readonly cache: CacheRuntime) {}
 
   prepare(raw: CacheEvictOptions, method: AdvisedMethod): MethodAdvice {
     const options = checkDecoratorKeys('CacheEvict', method, raw, KNOWN) as CacheEvictOptions;

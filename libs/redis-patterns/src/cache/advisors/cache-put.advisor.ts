@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../../core/advice/method-advice.interface';
-import { CacheService } from '../cache.service';
+import { CacheRuntime } from '../cache.runtime';
 import type { CachePutOptions } from '../decorators/cache-put.decorator';
 import { checkDecoratorKeys, compileKey, compileTags, decoratorPolicy, optionPath } from './compile-sources';
 
@@ -12,7 +12,7 @@ const KNOWN = ['key', 'ttl', 'tags', 'staleTtl'] as const;
  */
 @Injectable()
 export class CachePutAdvisor implements MethodAdvisor<CachePutOptions> {
-  constructor(private readonly cache: CacheService) {}
+  constructor(private readonly cache: CacheRuntime) {}
 
   prepare(raw: CachePutOptions, method: AdvisedMethod): MethodAdvice {
     const options = checkDecoratorKeys('CachePut', method, raw, KNOWN) as CachePutOptions;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../../core/advice/method-advice.interface';
-import { CacheService } from '../cache.service';
+import { CacheRuntime } from '../cache.runtime';
 import type { CacheableOptions } from '../decorators/cacheable.decorator';
 import type { StorePredicate } from '../engine/cache-engine';
 import { checkDecoratorKeys, checkFunction, compileKey, compileTags, decoratorPolicy, optionPath } from './compile-sources';
@@ -14,7 +14,7 @@ const KNOWN = ['key', 'ttl', 'tags', 'condition', 'unless', 'staleTtl', 'earlyRe
  */
 @Injectable()
 export class CacheableAdvisor implements MethodAdvisor<CacheableOptions> {
-  constructor(private readonly cache: CacheService) {}
+  constructor(private readonly cache: CacheRuntime) {}
 
   prepare(raw: CacheableOptions, method: AdvisedMethod): MethodAdvice {
     const options = checkDecoratorKeys('Cacheable', method, raw, KNOWN) as CacheableOptions;
