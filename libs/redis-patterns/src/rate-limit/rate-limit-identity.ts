@@ -1,9 +1,8 @@
 import { type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { RateLimitIdentityError } from './rate-limit-identity.error';
-import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { clientAddress } from './client-address';
+import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit-options';
 import type { ResolvedLimiter } from './resolve-limiter';
 
 type ClientRequest = Parameters<typeof clientAddress>[0];
@@ -27,9 +26,9 @@ export class RateLimitIdentity {
   private readonly hops: number;
   private readonly ipv6Subnet: number;
 
-  constructor(@Inject(RESOLVED_OPTIONS) private readonly options: ResolvedRedisPatternsOptions) {
-    this.hops = options.rateLimit?.trustProxyHops ?? 0;
-    this.ipv6Subnet = options.rateLimit?.ipv6Subnet ?? 64;
+  constructor(@Inject(RATE_LIMIT_SETTINGS) private readonly settings: RateLimitSettings) {
+    this.hops = settings.trustProxyHops;
+    this.ipv6Subnet = settings.ipv6Subnet;
   }
 
   /** The limiter key of a handler call (escaped and length-bounded later by the key builder). */
@@ -61,12 +60,12 @@ export class RateLimitIdentity {
   }
 
   private generate(context: ExecutionContext, tracker: string, name: string): string {
-    const generateKey = this.options.rateLimit?.generateKey;
+    const generateKey = this.settings.generateKey;
     return generateKey ? generateKey(context, tracker, name) : `${name}:${tracker}`;
   }
 
   private trackerOf(context: ExecutionContext, limiter: string): string | Promise<string> | undefined {
-    const getTracker = this.options.rateLimit?.getTracker;
+    const getTracker = this.settings.getTracker;
     if (getTracker) return getTracker(context);
     switch (context.getType<string>()) {
       case 'http':
@@ -99,7 +98,7 @@ export class RateLimitIdentity {
   }
 
   private wsTracker(client: WsClient, limiter: string): string {
-    if (this.options.rateLimit?.wsIdentity !== 'address') {
+    if (this.settings.wsIdentity === 'connection') {
       // A random id per connection (never the client's own socket.io id, which a client may choose on reconnect).
       let id = this.connectionIds.get(client);
       if (id === undefined) this.connectionIds.set(client, (id = `ws:${randomUUID()}`));

@@ -74,3 +74,36 @@ export const validateRateLimitOptions: SectionValidator = (value, path, context)
   }
   if (section.wsIdentity !== undefined) checkOneOf(section.wsIdentity, `${path}.wsIdentity`, ['connection', 'address']);
 };
+
+/** The `rateLimit` section with every default applied, resolved once at startup (frozen). */
+export interface RateLimitSettings {
+  readonly connection?: string;
+  readonly failOpen: boolean;
+  readonly inMemoryFallback: boolean;
+  readonly inMemoryMaxEntries: number;
+  readonly trustProxyHops: number;
+  readonly ipv6Subnet: number;
+  readonly legacyHeaders: boolean;
+  readonly getTracker?: RateLimitOptions['getTracker'];
+  readonly generateKey?: RateLimitOptions['generateKey'];
+  readonly wsIdentity: 'connection' | 'address';
+}
+
+/** Injection token of the resolved {@link RateLimitSettings}. */
+export const RATE_LIMIT_SETTINGS = Symbol('RateLimitSettings');
+
+/** Applies the defaults to a validated `rateLimit` section. */
+export function resolveRateLimitSettings(section: RateLimitOptions = {}): RateLimitSettings {
+  return Object.freeze({
+    connection: section.connection,
+    failOpen: section.failOpen ?? true,
+    inMemoryFallback: section.inMemoryFallback ?? false,
+    inMemoryMaxEntries: section.inMemoryMaxEntries ?? 100_000,
+    trustProxyHops: section.trustProxyHops ?? 0,
+    ipv6Subnet: section.ipv6Subnet ?? 64,
+    legacyHeaders: section.legacyHeaders ?? false,
+    getTracker: section.getTracker,
+    generateKey: section.generateKey,
+    wsIdentity: section.wsIdentity ?? 'connection',
+  });
+}

@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../core/advice/method-advice.interface';
-import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { RateLimitExceededError } from './rate-limit-exceeded.error';
-import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { rateLimitHeaders } from './rate-limit-headers';
+import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit-options';
 import { RateLimitIdentity } from './rate-limit-identity';
 import { RateLimiterService } from './rate-limiter.service';
 import { type RateLimitMetadata, resolveLimiter } from './resolve-limiter';
@@ -19,7 +18,7 @@ export class RateLimitAdvisor implements MethodAdvisor<RateLimitMetadata> {
   constructor(
     private readonly limiter: RateLimiterService,
     private readonly identity: RateLimitIdentity,
-    @Inject(RESOLVED_OPTIONS) private readonly options: ResolvedRedisPatternsOptions,
+    @Inject(RATE_LIMIT_SETTINGS) private readonly settings: RateLimitSettings,
   ) {}
 
   prepare(metadata: RateLimitMetadata, method: AdvisedMethod): MethodAdvice {
@@ -28,7 +27,7 @@ export class RateLimitAdvisor implements MethodAdvisor<RateLimitMetadata> {
     const resolved = resolveLimiter(metadata, where, where);
     const { key, name, compiled, cost, outage } = resolved;
     const prefix = `${name}:`;
-    const legacy = this.options.rateLimit?.legacyHeaders ?? false;
+    const legacy = this.settings.legacyHeaders;
     const decide = async (identity: string, proceed: () => Promise<unknown>): Promise<unknown> => {
       const decision = await this.limiter.decide(identity, compiled, cost, outage, name);
       if (!decision.allowed) throw new RateLimitExceededError(decision, name, rateLimitHeaders(decision, compiled, legacy));

@@ -3,11 +3,10 @@ import { Reflector } from '@nestjs/core';
 import { toContextError } from '../core/advice/context-errors';
 import { isAdvisedWrapper } from '../core/advice/create-advised-decorator';
 import { setResponseHeader } from '../core/advice/handler-call';
-import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { RateLimitExceededError } from './rate-limit-exceeded.error';
-import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA } from './rate-limit.constants';
 import { rateLimitHeaders } from './rate-limit-headers';
+import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit-options';
 import type { RateLimitDecision } from './rate-limit-policy';
 import { RateLimitIdentity } from './rate-limit-identity';
 import { RateLimiterService } from './rate-limiter.service';
@@ -41,7 +40,7 @@ export class RateLimitGuard implements CanActivate {
     protected readonly reflector: Reflector,
     protected readonly limiter: RateLimiterService,
     private readonly identity: RateLimitIdentity,
-    @Inject(RESOLVED_OPTIONS) protected readonly options: ResolvedRedisPatternsOptions,
+    @Inject(RATE_LIMIT_SETTINGS) private readonly settings: RateLimitSettings,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -66,7 +65,7 @@ export class RateLimitGuard implements CanActivate {
     } catch (error) {
       throw toContextError(error, context);
     }
-    const legacy = this.options.rateLimit?.legacyHeaders ?? false;
+    const legacy = this.settings.legacyHeaders;
     if (http) {
       const headers = rateLimitHeaders(decision, limiter.compiled, legacy);
       const response = context.switchToHttp().getResponse<unknown>();

@@ -10,6 +10,7 @@ import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { runBatched } from '../core/scripts/run-batched';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { RateLimitUnavailableError } from './rate-limit-unavailable.error';
+import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit-options';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { checkCost, compilePolicies, type CompiledPolicies, type PolicyErrorFactory } from './compile-policies';
 import { MemoryRateLimiter } from './memory/memory-rate-limiter';
@@ -61,11 +62,12 @@ export class RateLimiterService implements BeforeApplicationShutdown {
   private readonly outageLog: ThrottledLog;
 
   constructor(
-    @Inject(RESOLVED_OPTIONS) private readonly options: ResolvedRedisPatternsOptions,
+    @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
+    @Inject(RATE_LIMIT_SETTINGS) private readonly settings: RateLimitSettings,
     private readonly connections: RedisConnections,
     private readonly keys: KeyBuilder,
   ) {
-    this.memory = new MemoryRateLimiter(options.rateLimit?.inMemoryMaxEntries);
+    this.memory = new MemoryRateLimiter(settings.inMemoryMaxEntries);
     this.logger = options.logger ?? new Logger('RateLimiter');
     this.outageLog = new ThrottledLog(this.logger);
   }
@@ -156,9 +158,8 @@ export class RateLimiterService implements BeforeApplicationShutdown {
       this.breaker.failed(error);
       this.logOutage(error, limiter, outage);
     }
-    const defaults = this.options.rateLimit;
-    const inMemory = outage.inMemoryFallback ?? defaults?.inMemoryFallback ?? false;
-    const failOpen = outage.failOpen ?? defaults?.failOpen ?? true;
+    const inMemory = outage.inMemoryFallback ?? this.settings.inMemoryFallback;
+    const failOpen = outage.failOpen ?? this.settings.failOpen;
     if (inMemory) {
       this.stats.inMemory++;
       return toDecision(this.memory.consume(keys, compiled, cost), compiled, 'memory');
@@ -173,9 +174,8 @@ export class RateLimiterService implements BeforeApplicationShutdown {
 
   // An outage fails every request: log the first failure, then at most one line every 10 s.
   private logOutage(error: unknown, limiter: string, outage: RateLimitOutageOptions): void {
-    const defaults = this.options.rateLimit;
-    const inMemory = outage.inMemoryFallback ?? defaults?.inMemoryFallback ?? false;
-    const policy = inMemory ? 'in-memory fallback' : (outage.failOpen ?? defaults?.failOpen ?? true) ? 'failing open' : 'failing closed';
+    const inMemory = outage.inMemoryFallback ?? this.settings.inMemoryFallback;
+    const policy = inMemory ? 'in-memory fallback' : (outage.failOpen ?? this.settings.failOpen) ? 'failing open' : 'failing closed';
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     this.outageLog.warn(`Rate limiter "${limiter}" could not reach Redis, ${policy}: ${reason}`);
   }
@@ -191,7 +191,7 @@ export class RateLimiterService implements BeforeApplicationShutdown {
 
   private redis(): RedisClient {
     // runBatched keeps the decision scripts out of ioredis auto-pipelining on this client.
-    this.client ??= this.connections.get(this.options.rateLimit?.connection);
+    this.client ??= this.connections.get(this.settings.connection);
     return this.client;
   }
 }
