@@ -16,8 +16,24 @@ export interface CappedListOptions {
   defaultMaxLength?: number;
 }
 
-/** Defaults of the `cappedList` section. */
-export const CAPPED_LIST_DEFAULTS = { defaultTtlMs: 86_400_000, defaultMaxLength: 100 } as const;
+/** The `cappedList` section with its defaults applied, resolved once at startup (frozen). */
+export interface CappedListSettings {
+  readonly connection?: string;
+  readonly defaultTtlMs: number;
+  readonly defaultMaxLength: number;
+}
+
+/** Injection token of the resolved {@link CappedListSettings}. */
+export const CAPPED_LIST_SETTINGS = Symbol('CappedListSettings');
+
+/** Applies the defaults to a validated `cappedList` section. */
+export function resolveCappedListSettings(section: CappedListOptions = {}): CappedListSettings {
+  return Object.freeze({
+    connection: section.connection,
+    defaultTtlMs: section.defaultTtlMs ?? 86_400_000,
+    defaultMaxLength: section.defaultMaxLength ?? 100,
+  });
+}
 
 const KNOWN_KEYS = ['connection', 'defaultTtlMs', 'defaultMaxLength'] as const;
 

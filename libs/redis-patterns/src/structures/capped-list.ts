@@ -1,11 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { RedisConnections, type RedisClient } from '../core/connections/redis-connections';
 import { KeyBuilder } from '../core/keys/key-builder';
-import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { runScript } from '../core/scripts/redis-script';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
-import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
-import { CAPPED_LIST_DEFAULTS } from './capped-list-options';
+import { CAPPED_LIST_SETTINGS, type CappedListSettings } from './capped-list-options';
 import { CAPPED_LIST_PUSH } from './scripts/capped-list-push.script';
 import { checkCount, checkIndex, checkName, checkTtlMs } from './structure-args';
 
@@ -27,15 +25,13 @@ export interface CappedPushOptions {
 @Injectable()
 export class CappedList {
   private readonly client: RedisClient;
-  private readonly defaults: { defaultTtlMs: number; defaultMaxLength: number };
 
   constructor(
     connections: RedisConnections,
     private readonly keys: KeyBuilder,
-    @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
+    @Inject(CAPPED_LIST_SETTINGS) private readonly defaults: CappedListSettings,
   ) {
-    this.client = connections.get(options.cappedList?.connection);
-    this.defaults = { ...CAPPED_LIST_DEFAULTS, ...options.cappedList };
+    this.client = connections.get(defaults.connection);
   }
 
   /** Pushes one item to the head; keeps the newest `maxLength`; returns the length after trimming. */

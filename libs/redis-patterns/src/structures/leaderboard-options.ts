@@ -26,13 +26,31 @@ export interface LeaderboardOptions {
   integerScores?: boolean;
 }
 
-/** Defaults of the `leaderboard` section. */
-export const LEADERBOARD_DEFAULTS = {
-  defaultTtlMs: 86_400_000,
-  dailyTtlMs: 8 * 86_400_000,
-  weekTtlMs: 60_000,
-  integerScores: true,
-} as const;
+/** The `leaderboard` section with its defaults applied, resolved once at startup (frozen). */
+export interface LeaderboardSettings {
+  readonly connection?: string;
+  readonly defaultTtlMs: number;
+  readonly dailyTtlMs: number;
+  readonly weekTtlMs: number;
+  /** 0: unbounded. */
+  readonly maxSize: number;
+  readonly integerScores: boolean;
+}
+
+/** Injection token of the resolved {@link LeaderboardSettings}. */
+export const LEADERBOARD_SETTINGS = Symbol('LeaderboardSettings');
+
+/** Applies the defaults to a validated `leaderboard` section. */
+export function resolveLeaderboardSettings(section: LeaderboardOptions = {}): LeaderboardSettings {
+  return Object.freeze({
+    connection: section.connection,
+    defaultTtlMs: section.defaultTtlMs ?? 86_400_000,
+    dailyTtlMs: section.dailyTtlMs ?? 8 * 86_400_000,
+    weekTtlMs: section.weekTtlMs ?? 60_000,
+    maxSize: section.maxSize ?? 0,
+    integerScores: section.integerScores ?? true,
+  });
+}
 
 const KNOWN_KEYS = ['connection', 'defaultTtlMs', 'dailyTtlMs', 'weekTtlMs', 'maxSize', 'integerScores'] as const;
 

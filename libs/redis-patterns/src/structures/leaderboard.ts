@@ -1,11 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { RedisConnections, type RedisClient } from '../core/connections/redis-connections';
 import { KeyBuilder } from '../core/keys/key-builder';
-import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { runScript } from '../core/scripts/redis-script';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
-import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
-import { LEADERBOARD_DEFAULTS, type LeaderboardOptions } from './leaderboard-options';
+import { LEADERBOARD_SETTINGS, type LeaderboardSettings } from './leaderboard-options';
 import { dayOf, weekDays } from './leaderboard-period';
 import type { LeaderboardEntry, LeaderboardScope, LeaderboardWriteOptions } from './leaderboard.types';
 import { RedisClock } from './redis-clock';
@@ -30,18 +28,15 @@ import { checkCount, checkName, checkTtlMs } from './structure-args';
 @Injectable()
 export class Leaderboard {
   private readonly client: RedisClient;
-  private readonly settings: Required<Omit<LeaderboardOptions, 'connection' | 'maxSize'>> & { maxSize: number };
   private readonly clock: RedisClock;
 
   constructor(
     connections: RedisConnections,
     private readonly keys: KeyBuilder,
-    @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
+    @Inject(LEADERBOARD_SETTINGS) private readonly settings: LeaderboardSettings,
   ) {
-    const section = options.leaderboard ?? {};
-    this.client = connections.get(section.connection);
+    this.client = connections.get(settings.connection);
     this.clock = new RedisClock(this.client);
-    this.settings = { ...LEADERBOARD_DEFAULTS, ...section, maxSize: section.maxSize ?? 0 };
   }
 
   /** Adds `by` (default 1) to a member's score, creating it at `by`; returns the new score. */

@@ -2,11 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { RedisConnections, type RedisClient } from '../core/connections/redis-connections';
 import { KeyBuilder } from '../core/keys/key-builder';
-import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { runScript } from '../core/scripts/redis-script';
-import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { decodeFields, encodeFields, type SessionData } from './session-codec';
-import { SESSION_DEFAULTS } from './sessions-options';
+import { SESSIONS_SETTINGS, type SessionsSettings } from './sessions-options';
 import { SESSION_CREATE } from './scripts/session-create.script';
 import { SESSION_TOUCH } from './scripts/session-touch.script';
 import { SESSION_UPDATE } from './scripts/session-update.script';
@@ -50,11 +48,11 @@ export class SessionStore {
   constructor(
     connections: RedisConnections,
     private readonly keys: KeyBuilder,
-    @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
+    @Inject(SESSIONS_SETTINGS) settings: SessionsSettings,
   ) {
-    this.client = connections.get(options.sessions?.connection);
-    this.defaultTtlMs = options.sessions?.defaultTtlMs ?? SESSION_DEFAULTS.defaultTtlMs;
-    this.maxLifetimeMs = options.sessions?.maxLifetimeMs;
+    this.client = connections.get(settings.connection);
+    this.defaultTtlMs = settings.defaultTtlMs;
+    this.maxLifetimeMs = settings.maxLifetimeMs;
   }
 
   /** Creates a session holding `data`; returns its id (43 base64url characters, 256 random bits). */

@@ -19,8 +19,24 @@ export interface SessionsOptions {
   maxLifetimeMs?: number;
 }
 
-/** Defaults of the `sessions` section. */
-export const SESSION_DEFAULTS = { defaultTtlMs: 86_400_000 } as const;
+/** The `sessions` section with its defaults applied, resolved once at startup (frozen). */
+export interface SessionsSettings {
+  readonly connection?: string;
+  readonly defaultTtlMs: number;
+  readonly maxLifetimeMs?: number;
+}
+
+/** Injection token of the resolved {@link SessionsSettings}. */
+export const SESSIONS_SETTINGS = Symbol('SessionsSettings');
+
+/** Applies the defaults to a validated `sessions` section. */
+export function resolveSessionsSettings(section: SessionsOptions = {}): SessionsSettings {
+  return Object.freeze({
+    connection: section.connection,
+    defaultTtlMs: section.defaultTtlMs ?? 86_400_000,
+    maxLifetimeMs: section.maxLifetimeMs,
+  });
+}
 
 const KNOWN_KEYS = ['connection', 'defaultTtlMs', 'maxLifetimeMs'] as const;
 

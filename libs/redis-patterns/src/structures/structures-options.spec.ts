@@ -1,5 +1,9 @@
 import { InvalidOptionsError } from '../errors/invalid-options.error';
 import { resolveOptions } from '../redis-patterns.options';
+import { resolveCappedListSettings } from './capped-list-options';
+import { resolveLeaderboardSettings } from './leaderboard-options';
+import { resolveSessionsSettings } from './sessions-options';
+import { resolveUniqueCounterSettings } from './unique-counter-options';
 
 describe('structures option sections', () => {
   it.each([
@@ -27,5 +31,26 @@ describe('structures option sections', () => {
       cappedList: { defaultTtlMs: 60_000, defaultMaxLength: 20 },
     });
     expect(resolved.leaderboard?.maxSize).toBe(100);
+  });
+});
+
+describe('structures settings', () => {
+  it('apply each default once, and an option given as undefined (a config left unset) keeps the default', () => {
+    expect(resolveLeaderboardSettings({ dailyTtlMs: undefined, maxSize: undefined })).toEqual({
+      connection: undefined,
+      defaultTtlMs: 86_400_000,
+      dailyTtlMs: 8 * 86_400_000,
+      weekTtlMs: 60_000,
+      maxSize: 0,
+      integerScores: true,
+    });
+    expect(resolveCappedListSettings({ defaultTtlMs: undefined }).defaultTtlMs).toBe(86_400_000);
+    expect(resolveSessionsSettings({ defaultTtlMs: 5000 })).toEqual({
+      connection: undefined,
+      defaultTtlMs: 5000,
+      maxLifetimeMs: undefined,
+    });
+    expect(resolveUniqueCounterSettings().defaultTtlMs).toBe(86_400_000);
+    expect(Object.isFrozen(resolveUniqueCounterSettings())).toBe(true);
   });
 });

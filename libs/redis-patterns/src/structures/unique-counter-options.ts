@@ -14,8 +14,19 @@ export interface UniqueCounterOptions {
   defaultTtlMs?: number;
 }
 
-/** Defaults of the `uniqueCounter` section. */
-export const UNIQUE_COUNTER_DEFAULTS = { defaultTtlMs: 86_400_000 } as const;
+/** The `uniqueCounter` section with its defaults applied, resolved once at startup (frozen). */
+export interface UniqueCounterSettings {
+  readonly connection?: string;
+  readonly defaultTtlMs: number;
+}
+
+/** Injection token of the resolved {@link UniqueCounterSettings}. */
+export const UNIQUE_COUNTER_SETTINGS = Symbol('UniqueCounterSettings');
+
+/** Applies the defaults to a validated `uniqueCounter` section. */
+export function resolveUniqueCounterSettings(section: UniqueCounterOptions = {}): UniqueCounterSettings {
+  return Object.freeze({ connection: section.connection, defaultTtlMs: section.defaultTtlMs ?? 86_400_000 });
+}
 
 const KNOWN_KEYS = ['connection', 'defaultTtlMs'] as const;
 

@@ -2,14 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { RedisConnections, type RedisClient } from '../core/connections/redis-connections';
 import { KeyBuilder } from '../core/keys/key-builder';
-import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { runScript } from '../core/scripts/redis-script';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
-import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { HLL_ADD } from './scripts/hll-add.script';
 import { HLL_FOLD } from './scripts/hll-fold.script';
 import { checkName, checkTtlMs } from './structure-args';
-import { UNIQUE_COUNTER_DEFAULTS } from './unique-counter-options';
+import { UNIQUE_COUNTER_SETTINGS, type UniqueCounterSettings } from './unique-counter-options';
 
 const MAX_ITEMS_PER_CALL = 10_000;
 
@@ -33,10 +31,10 @@ export class UniqueCounter {
   constructor(
     connections: RedisConnections,
     private readonly keys: KeyBuilder,
-    @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
+    @Inject(UNIQUE_COUNTER_SETTINGS) settings: UniqueCounterSettings,
   ) {
-    this.client = connections.get(options.uniqueCounter?.connection);
-    this.defaultTtlMs = options.uniqueCounter?.defaultTtlMs ?? UNIQUE_COUNTER_DEFAULTS.defaultTtlMs;
+    this.client = connections.get(settings.connection);
+    this.defaultTtlMs = settings.defaultTtlMs;
   }
 
   /** Adds items (default TTL); returns whether the estimate changed. */
