@@ -1,5 +1,5 @@
 import { InvalidOptionsError } from '../errors/invalid-options.error';
-import { DEFAULT_FENCE_TTL_MS, resolveLockOptions, validateLockOptions } from './lock-options';
+import { DEFAULT_FENCE_TTL_MS, resolveLockSettings, validateLockOptions } from './lock-options';
 
 const context = { connectionNames: new Set(['default', 'a', 'b', 'c']) };
 const optionOf = (value: unknown): string | undefined => {
@@ -51,14 +51,14 @@ describe('lock options', () => {
   });
 
   it('applies defaults', () => {
-    expect(resolveLockOptions(undefined)).toMatchObject({
+    expect(resolveLockSettings(undefined)).toMatchObject({
       defaultTtlMs: 30_000,
       driftFactor: 0.01,
       fenceTtlMs: DEFAULT_FENCE_TTL_MS,
       waitReplicas: 0,
       redlock: undefined,
     });
-    expect(resolveLockOptions({ redlock: { connections: ['a', 'b', 'c'] } }).redlock).toEqual({
+    expect(resolveLockSettings({ redlock: { connections: ['a', 'b', 'c'] } }).redlock).toEqual({
       connections: ['a', 'b', 'c'],
       nodeTimeoutMs: 100,
     });

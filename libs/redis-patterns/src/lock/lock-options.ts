@@ -49,8 +49,8 @@ export interface LockOptions {
   redlock?: RedlockOptions;
 }
 
-/** The lock section with every default applied. */
-export interface ResolvedLockOptions {
+/** The `lock` section with every default applied, resolved once at startup. */
+export interface LockSettings {
   readonly connection?: string;
   readonly defaultTtlMs: number;
   readonly autoExtendRatio: number;
@@ -114,7 +114,11 @@ function validateRedlock(value: unknown, path: string, context: Parameters<Secti
 }
 
 /** Applies the defaults to a validated section. */
-export function resolveLockOptions(section: LockOptions | undefined): ResolvedLockOptions {
+/** Injection token of the resolved {@link LockSettings}. */
+export const LOCK_SETTINGS = Symbol('LockSettings');
+
+/** Applies the defaults to a validated `lock` section. */
+export function resolveLockSettings(section: LockOptions | undefined): LockSettings {
   const s = section ?? {};
   return {
     connection: s.connection,

@@ -13,7 +13,7 @@ import { AutoExtender } from './auto-extender';
 import { backoffDelayMs, LocalWaiters } from './backoff';
 import { Lock, type LockContext } from './lock';
 import { checkMs, checkResource, type LockKeys, lockKeys } from './lock-keys';
-import { type ResolvedLockOptions, resolveLockOptions } from './lock-options';
+import { LOCK_SETTINGS, type LockSettings } from './lock-options';
 import type { LockStore } from './lock-store.interface';
 import { QuorumLockStore } from './quorum-lock-store';
 import { SingleLockStore } from './single-lock-store';
@@ -55,7 +55,6 @@ const tokens = new TokenSource();
  */
 @Injectable()
 export class LockService implements OnModuleInit, BeforeApplicationShutdown {
-  private readonly options: ResolvedLockOptions;
   private readonly store: LockStore;
   private readonly logger: LoggerService;
   private readonly held = new Set<Lock>();
@@ -68,8 +67,8 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
     @Inject(RESOLVED_OPTIONS) private readonly moduleOptions: ResolvedRedisPatternsOptions,
     connections: RedisConnections,
     private readonly keys: KeyBuilder,
+    @Inject(LOCK_SETTINGS) private readonly options: LockSettings,
   ) {
-    this.options = resolveLockOptions(moduleOptions.lock);
     this.logger = moduleOptions.logger ?? new Logger('LockService');
     const { redlock, waitReplicas, waitTimeoutMs } = this.options;
     const clients = redlock ? redlock.connections.map((name) => connections.get(name)) : [connections.get(this.options.connection)];
