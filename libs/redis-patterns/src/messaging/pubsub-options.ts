@@ -17,8 +17,19 @@ export interface PubSubOptions {
   maxQueuedMessages?: number;
 }
 
-/** Default of {@link PubSubOptions.maxQueuedMessages}. */
-export const DEFAULT_MAX_QUEUED_MESSAGES = 10_000;
+/** The `pubsub` section with its defaults applied, resolved once at startup (frozen). */
+export interface PubSubSettings {
+  readonly connection?: string;
+  readonly maxQueuedMessages: number;
+}
+
+/** Injection token of the resolved {@link PubSubSettings}. */
+export const PUBSUB_SETTINGS = Symbol('PubSubSettings');
+
+/** Applies the defaults to a validated `pubsub` section. */
+export function resolvePubSubSettings(section: PubSubOptions = {}): PubSubSettings {
+  return Object.freeze({ connection: section.connection, maxQueuedMessages: section.maxQueuedMessages ?? 10_000 });
+}
 
 const KNOWN_KEYS = ['connection', 'maxQueuedMessages'] as const;
 

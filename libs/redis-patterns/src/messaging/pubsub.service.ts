@@ -8,7 +8,7 @@ import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { ChannelNames, checkChannelName, isChannelPattern } from './channel-names';
 import { HandlerQueue, type MessageHandler } from './handler-queue';
-import { DEFAULT_MAX_QUEUED_MESSAGES } from './pubsub-options';
+import { PUBSUB_SETTINGS, type PubSubSettings } from './pubsub-options';
 
 /** A live subscription; `unsubscribe()` removes this handler only (other handlers of the channel keep theirs). */
 export interface Subscription {
@@ -44,7 +44,8 @@ export class PubSubService implements BeforeApplicationShutdown {
   constructor(
     private readonly connections: RedisConnections,
     keys: KeyBuilder,
-    @Inject(RESOLVED_OPTIONS) private readonly options: ResolvedRedisPatternsOptions,
+    @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
+    @Inject(PUBSUB_SETTINGS) private readonly settings: PubSubSettings,
   ) {
     this.names = new ChannelNames(keys);
     this.logger = options.logger ?? new Logger('PubSubService');
@@ -77,7 +78,7 @@ export class PubSubService implements BeforeApplicationShutdown {
     const raw = isPattern ? this.names.pattern(channelOrPattern) : this.names.channel(channelOrPattern);
     const queue = new HandlerQueue(
       handler as MessageHandler,
-      this.options.pubsub?.maxQueuedMessages ?? DEFAULT_MAX_QUEUED_MESSAGES,
+      this.settings.maxQueuedMessages,
       (error, channel) => this.logger.error(`Handler of "${channelOrPattern}" failed on a message from "${channel}": ${describe(error)}`),
       (channel, dropped) => {
         if (dropped === 1 || dropped % 1000 === 0) {
@@ -127,7 +128,7 @@ export class PubSubService implements BeforeApplicationShutdown {
    * that node's connection is ready, so its messages keep their order.
    */
   private publisher(): RedisClient {
-    const client = this.connections.get(this.options.pubsub?.connection);
+    const client = this.connections.get(this.settings.connection);
     if (!(client instanceof Cluster)) return client;
     if (this.publishNode?.status === 'ready') return this.publishNode;
     this.publishNode = client.nodes('master').find((node) => node.status === 'ready');
@@ -162,7 +163,7 @@ export class PubSubService implements BeforeApplicationShutdown {
 
   private subscriberConnection(): RedisClient {
     if (this.subscriber) return this.subscriber;
-    const subscriber = this.connections.createDedicated('pubsub', this.options.pubsub?.connection);
+    const subscriber = this.connections.createDedicated('pubsub', this.settings.connection);
     subscriber.on('message', (channel: string, message: string) => this.dispatch(channel, channel, message));
     subscriber.on('pmessage', (pattern: string, channel: string, message: string) => this.dispatch(pattern, channel, message));
     let readyBefore = false;

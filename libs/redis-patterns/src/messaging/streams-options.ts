@@ -43,6 +43,20 @@ export const STREAMS_DEFAULTS = {
   deadLetterMaxLen: 10_000,
 } as const;
 
+/** The `streams` section with every default applied, resolved once at startup (frozen). */
+export type StreamsSettings = Readonly<Omit<Required<StreamsOptions>, 'connection'>> & { readonly connection?: string };
+
+/** Injection token of the resolved {@link StreamsSettings}. */
+export const STREAMS_SETTINGS = Symbol('StreamsSettings');
+
+/** Applies the defaults to a validated `streams` section (an option given as undefined keeps its default). */
+export function resolveStreamsSettings(section: StreamsOptions = {}): StreamsSettings {
+  const settings: Record<string, unknown> = { connection: section.connection };
+  for (const [name, fallback] of Object.entries(STREAMS_DEFAULTS))
+    settings[name] = section[name as keyof typeof STREAMS_DEFAULTS] ?? fallback;
+  return Object.freeze(settings) as StreamsSettings;
+}
+
 /** The numeric options and their rules; `consume()` arguments and `@StreamConsumer` options reuse them. */
 export const STREAMS_NUMBER_RULES = {
   maxLen: { min: 1, integer: true },

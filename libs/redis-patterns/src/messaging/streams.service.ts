@@ -13,7 +13,7 @@ import { type ConsumeOptions, type ResolvedConsumerSettings, resolveConsumerSett
 type ConsumerOptionsSource = { kind: 'argument' | 'option'; path: string };
 import { StreamConsumerLoop, type StreamConsumerHandle } from './stream-consumer';
 import { entriesOfReadReply } from './stream-replies';
-import { STREAMS_DEFAULTS, STREAMS_NUMBER_RULES } from './streams-options';
+import { STREAMS_NUMBER_RULES, STREAMS_SETTINGS, type StreamsSettings } from './streams-options';
 
 /** The key-builder pattern under which streams live: `<keyPrefix>:stream:<stream>`. */
 export const STREAM_NAMESPACE = 'stream';
@@ -35,7 +35,8 @@ export class StreamsService implements BeforeApplicationShutdown {
   constructor(
     private readonly connections: RedisConnections,
     private readonly keys: KeyBuilder,
-    @Inject(RESOLVED_OPTIONS) private readonly options: ResolvedRedisPatternsOptions,
+    @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
+    @Inject(STREAMS_SETTINGS) private readonly settings: StreamsSettings,
   ) {
     this.logger = options.logger ?? new Logger('StreamsService');
   }
@@ -55,9 +56,7 @@ export class StreamsService implements BeforeApplicationShutdown {
     const key = this.keyOf(stream);
     const flat = flattenFields(fields);
     const maxLen =
-      options.maxLen === undefined
-        ? (this.options.streams?.maxLen ?? STREAMS_DEFAULTS.maxLen)
-        : checkArg(options.maxLen, 'options.maxLen', STREAMS_NUMBER_RULES.maxLen);
+      options.maxLen === undefined ? this.settings.maxLen : checkArg(options.maxLen, 'options.maxLen', STREAMS_NUMBER_RULES.maxLen);
     const id = await this.client().xadd(key, 'MAXLEN', '~', maxLen, '*', ...flat);
     return id as string;
   }
@@ -77,14 +76,14 @@ export class StreamsService implements BeforeApplicationShutdown {
     if (typeof options?.handler !== 'function') {
       throw new InvalidArgumentError(`${source.path}.handler`, 'expected a function');
     }
-    return resolveConsumerSettings(options, this.options.streams, defaultConsumerName, { ...source, extraKeys: ['handler'] });
+    return resolveConsumerSettings(options, this.settings, defaultConsumerName, { ...source, extraKeys: ['handler'] });
   }
 
   /** @internal `consume()` with the error kind chosen by the caller (the explorer reports options errors). */
   startConsumer(options: ConsumeOptions, source: ConsumerOptionsSource): StreamConsumerHandle {
     const settings = this.validateConsumer(options, source);
     if (this.closed) throw new InvalidArgumentError(source.path, 'the application is shutting down: no new consumer');
-    const connection = this.options.streams?.connection;
+    const connection = this.settings.connection;
     // CLIENT SETNAME accepts no spaces: the connection name shows group and consumer, sanitised.
     const purpose = `stream:${settings.group}:${settings.consumer}`.replace(/[^\w.:-]/g, '_').slice(0, 100);
     const reader = this.connections.createDedicated(purpose, connection);
@@ -98,7 +97,7 @@ export class StreamsService implements BeforeApplicationShutdown {
         source: this.keys.key(STREAM_NAMESPACE, settings.stream),
         deadLetter: this.keys.key(STREAM_NAMESPACE, settings.deadLetterStream),
       },
-      deadLetterMaxLen: this.options.streams?.deadLetterMaxLen ?? STREAMS_DEFAULTS.deadLetterMaxLen,
+      deadLetterMaxLen: this.settings.deadLetterMaxLen,
       logger: this.logger,
     });
     this.consumers.add(consumer);
@@ -118,7 +117,7 @@ export class StreamsService implements BeforeApplicationShutdown {
     const count = options.count === undefined ? 1000 : checkArg(options.count, 'options.count', { min: 1, integer: true });
     const client = this.client();
     const entries = entriesOfReadReply([[deadLetterKey, await client.xrange(deadLetterKey, '-', '+', 'COUNT', count)]]);
-    const maxLen = this.options.streams?.maxLen ?? STREAMS_DEFAULTS.maxLen;
+    const maxLen = this.settings.maxLen;
     let moved = 0;
     for (const entry of entries) {
       const original = entry.fields?.[DEAD_LETTER_FIELDS.fields];
@@ -138,7 +137,7 @@ export class StreamsService implements BeforeApplicationShutdown {
   }
 
   private client(): RedisClient {
-    return this.connections.get(this.options.streams?.connection);
+    return this.connections.get(this.settings.connection);
   }
 }
 
