@@ -1,7 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
-import Redis, { type Cluster } from 'ioredis';
+import type Redis from 'ioredis';
+import { type Cluster } from 'ioredis';
 import { type RateLimitPolicy, RateLimiterService, RedisConnections } from 'nestjs-redis-patterns';
-import { runBatched } from '../../../libs/redis-patterns/src/core/scripts/run-batched';
+import { RedisExecutor } from '../../../libs/redis-patterns/src/core/scripts/redis-executor';
 import { compilePolicies } from '../../../libs/redis-patterns/src/rate-limit/compile-policies';
 import { RATE_LIMIT_SCRIPTS } from '../../../libs/redis-patterns/src/rate-limit/script-call';
 import { CONSUME_SCRIPT } from '../../../libs/redis-patterns/src/rate-limit/scripts/consume.script';
@@ -47,8 +48,8 @@ describe.each<TopologyName>(['standalone', 'cluster'])('single-policy scripts on
         const nonce = `n${sequence++}`;
         const singleArgs = algorithm === 'sliding-window' ? [cost, p.a, p.b, nonce] : [cost, p.a, p.b];
         const [mine, reference] = await Promise.all([
-          runBatched(client, compiled.call.script, [single], singleArgs),
-          runBatched(client, CONSUME_SCRIPT, [generic], [cost, nonce, p.code, p.a, p.b]),
+          RedisExecutor.of(client).runBatched(compiled.call.script, [single], singleArgs),
+          RedisExecutor.of(client).runBatched(CONSUME_SCRIPT, [generic], [cost, nonce, p.code, p.a, p.b]),
         ]);
         const step = `cost ${cost} (step ${sequence})`;
         expect([step, mine[0], mine[1]]).toEqual([step, reference[0], reference[1]]);
@@ -73,8 +74,8 @@ describe.each<TopologyName>(['standalone', 'cluster'])('single-policy scripts on
     // Allowed, a peek, allowed up to the first limit, denied (nothing consumed), a cost above every limit, a peek.
     for (const [step, cost] of [0, 1, 0, 2, 1, 9, 0].entries()) {
       const [got, expected] = await Promise.all([
-        runBatched(client, multiFixedWindowScript, mine, [cost, '', ...args]),
-        runBatched(client, CONSUME_SCRIPT, reference, [cost, '', ...args]),
+        RedisExecutor.of(client).runBatched(multiFixedWindowScript, mine, [cost, '', ...args]),
+        RedisExecutor.of(client).runBatched(CONSUME_SCRIPT, reference, [cost, '', ...args]),
       ]);
       expect([`step ${step} cost ${cost}`, got[0], got[1], got[4]]).toEqual([
         `step ${step} cost ${cost}`,
@@ -92,10 +93,10 @@ describe.each<TopologyName>(['standalone', 'cluster'])('single-policy scripts on
     const policy: RateLimitPolicy = { algorithm: 'fixed-window', limit: 2, windowMs: 60_000 };
     const { call } = compilePolicies(policy, 'policy', error);
     const key = `${prefix}:rl:{fw-undo}:fw:2:60000`;
-    expect(await runBatched(client, call.script, [key], [3, 2, 60_000])).toEqual([0, 2, 0, 60_000]);
+    expect(await RedisExecutor.of(client).runBatched(call.script, [key], [3, 2, 60_000])).toEqual([0, 2, 0, 60_000]);
     expect(await client.exists(key)).toBe(0);
-    await runBatched(client, call.script, [key], [2, 2, 60_000]);
-    expect((await runBatched(client, call.script, [key], [1, 2, 60_000]))[0]).toBe(0);
+    await RedisExecutor.of(client).runBatched(call.script, [key], [2, 2, 60_000]);
+    expect((await RedisExecutor.of(client).runBatched(call.script, [key], [1, 2, 60_000]))[0]).toBe(0);
     expect(await client.get(key)).toBe('2');
   });
 
@@ -114,18 +115,20 @@ describe.each<TopologyName>(['standalone', 'cluster'])('single-policy scripts on
     expect(states.map((d) => d.remaining)).toEqual([1, 0, 7]);
   });
 
-  it('sends decisions outside the auto-pipeline, leaving every other command and client as configured', async () => {
+  it('sends decisions outside the auto-pipeline, leaving the client as configured', async () => {
     const policy: RateLimitPolicy = { algorithm: 'gcra', limit: 5, periodMs: 1000 };
-    await app.get(RateLimiterService).consume('direct', policy);
-    const ignored = (client.options as { autoPipeliningIgnoredCommands: string[] }).autoPipeliningIgnoredCommands;
+    const before = { ...client.options };
     const { script } = compilePolicies(policy, 'policy', error).call;
     expect(RATE_LIMIT_SCRIPTS).toContain(script);
-    expect(ignored).toContain(script.commandName);
-    // Only script commands (ours, and other patterns' that made the same choice): plain commands still batch.
-    expect(ignored.every((name) => name.startsWith('rp_'))).toBe(true);
-    const other = new Redis({ lazyConnect: true });
-    expect(other.options.autoPipeliningIgnoredCommands).toEqual([]);
-    other.disconnect();
+    const spy = jest.spyOn(client, 'sendCommand');
+    try {
+      await app.get(RateLimiterService).consume('direct', policy);
+      // Written straight to the connection (on a cluster, auto-pipelined commands would leave through a pipeline).
+      expect(spy.mock.calls.some(([command]) => command.name === 'evalsha' || command.name === 'eval')).toBe(true);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(client.options).toEqual(before);
   });
 
   it('leaves no key without a TTL', async () => {

@@ -11,7 +11,7 @@ import { type CacheSettings, resolveCacheSettings } from './cache-options';
 import { CacheEngine } from './engine/cache-engine';
 import { CacheHealth } from './engine/cache-health';
 import { CacheKeys } from './engine/cache-keys';
-import { CacheStore } from './engine/cache-store';
+import { RedisCacheStore } from './cache.store';
 import type { EntryPolicy } from './engine/entry-policy';
 import { NearCache } from './near/near-cache';
 
@@ -46,7 +46,11 @@ export class CacheRuntime implements OnModuleInit, BeforeApplicationShutdown {
     const data = connections.get(this.settings.connection);
     this.data = data;
     data.on('ready', this.connectionReady);
-    this.engine = new CacheEngine(new CacheStore(data, this.keys), new CacheHealth(this.settings, logger), this.settings);
+    this.engine = new CacheEngine(
+      new RedisCacheStore(connections.executor(this.settings.connection), this.keys),
+      new CacheHealth(this.settings, logger),
+      this.settings,
+    );
     this.defaults = { ttlMs: this.settings.defaultTtlMs, jitter: this.settings.jitter, near: this.settings.nearCache.enabled };
     this.near = new NearCache(this.settings.nearCache, {
       data,

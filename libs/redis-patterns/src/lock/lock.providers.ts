@@ -1,7 +1,9 @@
 import type { Provider } from '@nestjs/common';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
-import { LOCK_SETTINGS, resolveLockSettings } from './lock-options';
+import { RedisConnections } from '../core/connections/redis-connections';
+import { LOCK_SETTINGS, type LockSettings, resolveLockSettings } from './lock-options';
+import { createLockStore, LOCK_STORE } from './lock.store';
 import { LockService } from './lock.service';
 import { WithLockAdvisor } from './with-lock.advisor';
 
@@ -11,6 +13,11 @@ export const LOCK_PROVIDERS: Provider[] = [
     provide: LOCK_SETTINGS,
     useFactory: (options: ResolvedRedisPatternsOptions) => resolveLockSettings(options.lock),
     inject: [RESOLVED_OPTIONS],
+  },
+  {
+    provide: LOCK_STORE,
+    useFactory: (settings: LockSettings, connections: RedisConnections) => createLockStore(settings, connections),
+    inject: [LOCK_SETTINGS, RedisConnections],
   },
   LockService,
   WithLockAdvisor,

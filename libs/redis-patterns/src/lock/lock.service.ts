@@ -1,7 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService, type OnModuleInit } from '@nestjs/common';
-import { RedisConnections } from '../core/connections/redis-connections';
 import { KeyBuilder } from '../core/keys/key-builder';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
@@ -14,9 +13,7 @@ import { backoffDelayMs, LocalWaiters } from './backoff';
 import { Lock, type LockContext } from './lock';
 import { checkMs, checkResource, type LockKeys, lockKeys } from './lock-keys';
 import { LOCK_SETTINGS, type LockSettings } from './lock-options';
-import type { LockStore } from './lock-store.interface';
-import { QuorumLockStore } from './quorum-lock-store';
-import { SingleLockStore } from './single-lock-store';
+import { LOCK_STORE, type LockStore } from './lock.store';
 import { TokenSource } from './token-source';
 import { withDeadline } from '../core/time/with-deadline';
 
@@ -55,7 +52,6 @@ const tokens = new TokenSource();
  */
 @Injectable()
 export class LockService implements OnModuleInit, BeforeApplicationShutdown {
-  private readonly store: LockStore;
   private readonly logger: LoggerService;
   private readonly held = new Set<Lock>();
   private readonly running = new Map<Promise<unknown>, { lock: Lock; abort: (reason: LockLostError) => void }>();
@@ -65,16 +61,11 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
 
   constructor(
     @Inject(RESOLVED_OPTIONS) private readonly moduleOptions: ResolvedRedisPatternsOptions,
-    connections: RedisConnections,
     private readonly keys: KeyBuilder,
     @Inject(LOCK_SETTINGS) private readonly options: LockSettings,
+    @Inject(LOCK_STORE) private readonly store: LockStore,
   ) {
-    this.logger = moduleOptions.logger ?? new Logger('LockService');
-    const { redlock, waitReplicas, waitTimeoutMs } = this.options;
-    const clients = redlock ? redlock.connections.map((name) => connections.get(name)) : [connections.get(this.options.connection)];
-    this.store = redlock
-      ? new QuorumLockStore(clients, this.options.fenceTtlMs, redlock.nodeTimeoutMs)
-      : new SingleLockStore(clients[0], this.options.fenceTtlMs, { replicas: waitReplicas, timeoutMs: waitTimeoutMs });
+    this.logger = moduleOptions.logger ?? new Logger('RedisPatterns:Lock');
     const driftFactor = this.options.driftFactor;
     this.context = {
       store: this.store,

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { LockLostError } from './lock-lost.error';
 import { checkMs } from './lock-keys';
 import type { LockKeys } from './lock-keys';
-import type { LockStore } from './lock-store.interface';
+import type { LockStore } from './lock.store';
 
 /** What a Lock needs from the service that issued it. */
 export interface LockContext {

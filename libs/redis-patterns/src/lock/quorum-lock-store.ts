@@ -1,7 +1,6 @@
-import type { RedisClient } from '../core/connections/redis-connections';
-import { runBatched } from '../core/scripts/run-batched';
+import type { RedisExecutor } from '../core/scripts/redis-executor';
 import type { LockKeys } from './lock-keys';
-import type { AttemptResult, LockStore } from './lock-store.interface';
+import type { AttemptResult, LockStore } from './lock.store';
 import { ACQUIRE_LOCK_SCRIPT } from './scripts/acquire-lock.script';
 import { EXTEND_LOCK_SCRIPT } from './scripts/extend-lock.script';
 import { RELEASE_LOCK_SCRIPT } from './scripts/release-lock.script';
@@ -33,7 +32,7 @@ export class QuorumLockStore implements LockStore {
   private readonly quorum: number;
 
   constructor(
-    private readonly clients: readonly RedisClient[],
+    private readonly clients: readonly RedisExecutor[],
     private readonly fenceTtlMs: number,
     private readonly nodeTimeoutMs: number,
   ) {
@@ -41,8 +40,8 @@ export class QuorumLockStore implements LockStore {
   }
 
   async attempt(keys: LockKeys, token: string, ttlMs: number): Promise<AttemptResult> {
-    const outcomes = await this.onEveryNode((client) =>
-      runBatched(client, ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], [token, ttlMs, this.fenceTtlMs]),
+    const outcomes = await this.onEveryNode((node) =>
+      node.runBatched(ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], [token, ttlMs, this.fenceTtlMs]),
     );
     let votes = 0;
     let fencingToken = 0;
@@ -65,7 +64,7 @@ export class QuorumLockStore implements LockStore {
   }
 
   async extend(keys: LockKeys, token: string, ttlMs: number): Promise<boolean> {
-    const outcomes = await this.onEveryNode((client) => runBatched(client, EXTEND_LOCK_SCRIPT, [keys.lock], [token, ttlMs]));
+    const outcomes = await this.onEveryNode((node) => node.runBatched(EXTEND_LOCK_SCRIPT, [keys.lock], [token, ttlMs]));
     const votes = outcomes.filter((o) => o.status === 'fulfilled' && o.value === 1).length;
     if (votes >= this.quorum) return true;
     this.assertQuorumPossible(outcomes);
@@ -74,7 +73,7 @@ export class QuorumLockStore implements LockStore {
 
   /** Sent to every node, including those that did not grant the lock: a vote may have landed after a timeout. */
   async release(keys: LockKeys, token: string): Promise<boolean> {
-    const outcomes = await this.onEveryNode((client) => runBatched(client, RELEASE_LOCK_SCRIPT, [keys.lock], [token]));
+    const outcomes = await this.onEveryNode((node) => node.runBatched(RELEASE_LOCK_SCRIPT, [keys.lock], [token]));
     if (outcomes.every((o) => o.status === 'rejected'))
       throw new QuorumUnreachableError(outcomes.length, outcomes.length, { cause: (outcomes[0] as PromiseRejectedResult).reason });
     return outcomes.some((o) => o.status === 'fulfilled' && o.value === 1);
@@ -87,7 +86,7 @@ export class QuorumLockStore implements LockStore {
     }
   }
 
-  private onEveryNode<T>(command: (client: RedisClient) => Promise<T>): Promise<PromiseSettledResult<T>[]> {
+  private onEveryNode<T>(command: (node: RedisExecutor) => Promise<T>): Promise<PromiseSettledResult<T>[]> {
     const ms = this.nodeTimeoutMs;
     return Promise.allSettled(
       this.clients.map((client) =>

@@ -1,9 +1,6 @@
-import type { RedisClient } from '../core/connections/redis-connections';
-import { batchOfOne } from '../core/scripts/batched-script';
-import { ensureDefined } from '../core/scripts/redis-script';
-import { runBatched } from '../core/scripts/run-batched';
+import type { RedisExecutor } from '../core/scripts/redis-executor';
 import type { LockKeys } from './lock-keys';
-import type { AttemptResult, LockStore } from './lock-store.interface';
+import type { AttemptResult, LockStore } from './lock.store';
 import { ACQUIRE_LOCK_SCRIPT } from './scripts/acquire-lock.script';
 import { EXTEND_LOCK_SCRIPT } from './scripts/extend-lock.script';
 import { RELEASE_LOCK_SCRIPT } from './scripts/release-lock.script';
@@ -17,7 +14,7 @@ export class SingleLockStore implements LockStore {
   private awaitingReady = false;
 
   constructor(
-    private readonly client: RedisClient,
+    private readonly redis: RedisExecutor,
     private readonly fenceTtlMs: number,
     private readonly replication: { readonly replicas: number; readonly timeoutMs: number } = { replicas: 0, timeoutMs: 0 },
   ) {}
@@ -29,10 +26,9 @@ export class SingleLockStore implements LockStore {
     };
     if (this.replication.replicas > 0) return this.attemptWithWait(keys, token, ttlMs).catch(cleanUp);
     // The common case stays one promise deep: no async wrappers on the hot path.
-    return runBatched(this.client, ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], [token, ttlMs, this.fenceTtlMs]).then(
-      toAttemptResult,
-      cleanUp,
-    );
+    return this.redis
+      .runBatched(ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], [token, ttlMs, this.fenceTtlMs])
+      .then(toAttemptResult, cleanUp);
   }
 
   /**
@@ -55,7 +51,7 @@ export class SingleLockStore implements LockStore {
     this.orphans.set(token, keys);
     if (this.awaitingReady) return;
     this.awaitingReady = true;
-    this.client.once('ready', () => {
+    this.redis.client.once('ready', () => {
       this.awaitingReady = false;
       const orphans = [...this.orphans];
       this.orphans.clear();
@@ -66,22 +62,14 @@ export class SingleLockStore implements LockStore {
   }
 
   private async attemptWithWait(keys: LockKeys, token: string, ttlMs: number): Promise<AttemptResult> {
+    // WAIT must follow the script on the same connection: one round trip plus the replication delay.
+    const { replicas, timeoutMs } = this.replication;
+    const keysOf = [keys.lock, keys.fence];
     const args = [token, ttlMs, this.fenceTtlMs];
-    // WAIT must follow the script on the same connection (it counts replicas that acknowledged this connection's
-    // writes), so both go in one pipeline: one round trip plus the replication delay.
-    ensureDefined(this.client, ACQUIRE_LOCK_SCRIPT);
-    const pipeline = this.client.pipeline() as unknown as Record<string, (...a: unknown[]) => unknown> & {
-      exec(): Promise<Array<[Error | null, unknown]>>;
-    };
-    pipeline[ACQUIRE_LOCK_SCRIPT.commandName](...batchOfOne(ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], args));
-    pipeline.wait(this.replication.replicas, this.replication.timeoutMs);
-    const [[scriptError, replies], [waitError, acks]] = await pipeline.exec();
-    if (scriptError) throw scriptError;
-    const [reply] = replies as unknown[];
-    if (reply instanceof Error) throw reply;
-    const result = toAttemptResult(reply as [number, string | number]);
+    const { reply, acks, waitError } = await this.redis.runThenWait(ACQUIRE_LOCK_SCRIPT, keysOf, args, replicas, timeoutMs);
+    const result = toAttemptResult(reply);
     if (!result.acquired) return result;
-    if (waitError || Number(acks) < this.replication.replicas) {
+    if (waitError || acks < replicas) {
       // Not durable enough to survive a failover: give it back rather than hand out a lock a promoted replica
       // would not know about.
       await this.release(keys, token);
@@ -92,11 +80,11 @@ export class SingleLockStore implements LockStore {
   }
 
   extend(keys: LockKeys, token: string, ttlMs: number): Promise<boolean> {
-    return runBatched(this.client, EXTEND_LOCK_SCRIPT, [keys.lock], [token, ttlMs]).then(isOne);
+    return this.redis.runBatched(EXTEND_LOCK_SCRIPT, [keys.lock], [token, ttlMs]).then(isOne);
   }
 
   release(keys: LockKeys, token: string): Promise<boolean> {
-    return runBatched(this.client, RELEASE_LOCK_SCRIPT, [keys.lock], [token]).then(isOne);
+    return this.redis.runBatched(RELEASE_LOCK_SCRIPT, [keys.lock], [token]).then(isOne);
   }
 }
 

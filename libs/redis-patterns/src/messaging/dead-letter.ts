@@ -1,4 +1,4 @@
-import type { RedisClient } from '../core/connections/redis-connections';
+import type { StreamsStore } from './streams.store';
 
 /**
  * Fields of a dead-letter entry. The original fields are kept as one JSON field so they can never collide with
@@ -40,18 +40,13 @@ const MAX_ERROR_LENGTH = 2000;
  * the entry pending, and it is dead-lettered again (a duplicate with the same `sourceId`), never lost.
  */
 export async function deadLetter(
-  client: RedisClient,
+  store: StreamsStore,
   keys: { source: string; deadLetter: string },
   maxLen: number,
   letter: DeadLetter,
 ): Promise<void> {
   const F = DEAD_LETTER_FIELDS;
-  await client.xadd(
-    keys.deadLetter,
-    'MAXLEN',
-    '~',
-    maxLen,
-    '*',
+  const fields = [
     F.fields,
     JSON.stringify(letter.fields),
     F.sourceStream,
@@ -68,6 +63,6 @@ export async function deadLetter(
     letter.error.slice(0, MAX_ERROR_LENGTH),
     F.deadLetteredAt,
     String(Date.now()),
-  );
-  await client.xack(keys.source, letter.group, letter.sourceId);
+  ];
+  await store.deadLetter({ key: keys.source, group: letter.group, id: letter.sourceId }, keys.deadLetter, fields, maxLen);
 }

@@ -1,11 +1,14 @@
 import type { Provider } from '@nestjs/common';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
+import { RedisConnections } from '../core/connections/redis-connections';
 import { OnRedisMessageExplorer } from './on-redis-message.explorer';
-import { PUBSUB_SETTINGS, resolvePubSubSettings } from './pubsub-options';
+import { PUBSUB_SETTINGS, type PubSubSettings, resolvePubSubSettings } from './pubsub-options';
+import { PUBSUB_STORE, RedisPubSubStore } from './pubsub.store';
 import { PubSubService } from './pubsub.service';
 import { StreamConsumerExplorer } from './stream-consumer.explorer';
-import { resolveStreamsSettings, STREAMS_SETTINGS } from './streams-options';
+import { resolveStreamsSettings, STREAMS_SETTINGS, type StreamsSettings } from './streams-options';
+import { RedisStreamsStore, STREAMS_STORE } from './streams.store';
 import { StreamsService } from './streams.service';
 
 /** The providers (services, advisors, guards) of this pattern; the module provides and exports them all. */
@@ -19,6 +22,16 @@ export const MESSAGING_PROVIDERS: Provider[] = [
     provide: STREAMS_SETTINGS,
     useFactory: (o: ResolvedRedisPatternsOptions) => resolveStreamsSettings(o.streams),
     inject: [RESOLVED_OPTIONS],
+  },
+  {
+    provide: PUBSUB_STORE,
+    useFactory: (settings: PubSubSettings, connections: RedisConnections) => new RedisPubSubStore(connections, settings.connection),
+    inject: [PUBSUB_SETTINGS, RedisConnections],
+  },
+  {
+    provide: STREAMS_STORE,
+    useFactory: (settings: StreamsSettings, connections: RedisConnections) => new RedisStreamsStore(connections, settings.connection),
+    inject: [STREAMS_SETTINGS, RedisConnections],
   },
   PubSubService,
   StreamsService,

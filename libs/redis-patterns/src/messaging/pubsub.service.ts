@@ -1,7 +1,4 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService } from '@nestjs/common';
-import { Cluster, type Redis } from 'ioredis';
-import type { RedisClient } from '../core/connections/redis-connections';
-import { RedisConnections } from '../core/connections/redis-connections';
 import { KeyBuilder } from '../core/keys/key-builder';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
@@ -9,6 +6,7 @@ import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { ChannelNames, checkChannelName, isChannelPattern } from './channel-names';
 import { HandlerQueue, type MessageHandler } from './handler-queue';
 import { PUBSUB_SETTINGS, type PubSubSettings } from './pubsub-options';
+import { PUBSUB_STORE, type PubSubStore } from './pubsub.store';
 
 /** A live subscription; `unsubscribe()` removes this handler only (other handlers of the channel keep theirs). */
 export interface Subscription {
@@ -36,19 +34,21 @@ export class PubSubService implements BeforeApplicationShutdown {
   private readonly registrations = new Map<string, Registration>();
   /** Per raw name, the tail of the SUBSCRIBE/UNSUBSCRIBE chain: commands for one name never overtake each other. */
   private readonly pendingOps = new Map<string, Promise<void>>();
-  private subscriber?: RedisClient;
-  /** On a cluster, the node every PUBLISH of this instance goes through (see publisher()). */
-  private publishNode?: Redis;
   private closed = false;
 
   constructor(
-    private readonly connections: RedisConnections,
     keys: KeyBuilder,
     @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
     @Inject(PUBSUB_SETTINGS) private readonly settings: PubSubSettings,
+    @Inject(PUBSUB_STORE) private readonly store: PubSubStore,
   ) {
     this.names = new ChannelNames(keys);
     this.logger = options.logger ?? new Logger('PubSubService');
+    store.listen({
+      message: (subscription, channel, message) => this.dispatch(subscription, channel, message),
+      resubscribed: () =>
+        this.logger.warn('Pub/sub subscriber reconnected and re-subscribed; messages published while it was disconnected were lost'),
+    });
   }
 
   /**
@@ -63,7 +63,7 @@ export class PubSubService implements BeforeApplicationShutdown {
     const payload = JSON.stringify(message);
     if (payload === undefined)
       throw new InvalidArgumentError('message', 'expected a JSON-serialisable value (got undefined or a function)');
-    return this.publisher().publish(this.names.channel(channel), payload);
+    return this.store.publish(this.names.channel(channel), payload);
   }
 
   /**
@@ -115,24 +115,8 @@ export class PubSubService implements BeforeApplicationShutdown {
   /** Stops delivering (the subscriber connection is closed by the module right after). */
   async beforeApplicationShutdown(): Promise<void> {
     this.closed = true;
-    const subscriber = this.subscriber;
     this.registrations.clear();
-    this.subscriber = undefined;
-    if (subscriber) await this.connections.closeDedicated(subscriber);
-  }
-
-  /**
-   * The connection PUBLISH goes through. On a cluster PUBLISH has no key, so ioredis would send each one to a random
-   * node, and the cluster bus forwards messages from different nodes over different links: two messages published
-   * one after the other could arrive in either order. Every publish of this instance goes through one node while
-   * that node's connection is ready, so its messages keep their order.
-   */
-  private publisher(): RedisClient {
-    const client = this.connections.get(this.settings.connection);
-    if (!(client instanceof Cluster)) return client;
-    if (this.publishNode?.status === 'ready') return this.publishNode;
-    this.publishNode = client.nodes('master').find((node) => node.status === 'ready');
-    return this.publishNode ?? client;
+    await this.store.close();
   }
 
   private chain(raw: string, op: () => Promise<void>): Promise<void> {
@@ -147,34 +131,16 @@ export class PubSubService implements BeforeApplicationShutdown {
 
   private async ensureSubscribed(registration: Registration): Promise<void> {
     if (this.registrations.get(registration.raw) !== registration || registration.handlers.size === 0) return;
-    const subscriber = this.subscriberConnection();
-    if (registration.isPattern) await subscriber.psubscribe(registration.raw);
-    else await subscriber.subscribe(registration.raw);
+    if (registration.isPattern) await this.store.psubscribe(registration.raw);
+    else await this.store.subscribe(registration.raw);
   }
 
   private async releaseIfUnused(registration: Registration): Promise<void> {
     if (registration.handlers.size > 0 || this.registrations.get(registration.raw) !== registration) return;
     this.registrations.delete(registration.raw);
-    const subscriber = this.subscriber;
-    if (!subscriber || this.closed) return;
-    if (registration.isPattern) await subscriber.punsubscribe(registration.raw);
-    else await subscriber.unsubscribe(registration.raw);
-  }
-
-  private subscriberConnection(): RedisClient {
-    if (this.subscriber) return this.subscriber;
-    const subscriber = this.connections.createDedicated('pubsub', this.settings.connection);
-    subscriber.on('message', (channel: string, message: string) => this.dispatch(channel, channel, message));
-    subscriber.on('pmessage', (pattern: string, channel: string, message: string) => this.dispatch(pattern, channel, message));
-    let readyBefore = false;
-    subscriber.on('ready', () => {
-      // ioredis re-subscribes every channel and pattern on reconnect; what was published in between is gone.
-      if (readyBefore)
-        this.logger.warn('Pub/sub subscriber reconnected and re-subscribed; messages published while it was disconnected were lost');
-      readyBefore = true;
-    });
-    this.subscriber = subscriber;
-    return subscriber;
+    if (this.closed) return;
+    if (registration.isPattern) await this.store.punsubscribe(registration.raw);
+    else await this.store.unsubscribe(registration.raw);
   }
 
   private dispatch(raw: string, channel: string, message: string): void {

@@ -1,8 +1,8 @@
 import type { LoggerService } from '@nestjs/common';
-import type { RedisClient } from '../core/connections/redis-connections';
 import { deadLetter } from './dead-letter';
 import type { ResolvedConsumerSettings, StreamHandler } from './stream-consume-options';
 import type { RawEntry } from './stream-replies';
+import type { StreamsStore } from './streams.store';
 
 /** An entry with the delivery count Redis holds for it (this delivery included). */
 export interface DeliveredEntry extends RawEntry {
@@ -23,7 +23,7 @@ export interface StreamConsumerStats {
 
 export interface BatchContext {
   readonly settings: ResolvedConsumerSettings;
-  readonly client: RedisClient;
+  readonly store: StreamsStore;
   readonly keys: { source: string; deadLetter: string };
   readonly deadLetterMaxLen: number;
   readonly handler: StreamHandler;
@@ -46,7 +46,7 @@ export async function processBatch(ctx: BatchContext, entries: readonly Delivere
   const giveUp = (entry: DeliveredEntry, error: string): void => {
     stats.deadLettered++;
     letters.push(
-      deadLetter(ctx.client, ctx.keys, ctx.deadLetterMaxLen, {
+      deadLetter(ctx.store, ctx.keys, ctx.deadLetterMaxLen, {
         sourceStream: settings.stream,
         sourceId: entry.id,
         group: settings.group,
@@ -90,7 +90,7 @@ export async function processBatch(ctx: BatchContext, entries: readonly Delivere
   await runBounded(entries, settings.concurrency, handle);
   if (acks.length > 0) {
     ctx.track(
-      ctx.client.xack(ctx.keys.source, settings.group, ...acks).catch((error: unknown) => {
+      ctx.store.ack(ctx.keys.source, settings.group, acks).catch((error: unknown) => {
         // The entries stay pending and are redelivered after claimIdleMs: a duplicate, never a loss.
         ctx.logger.error(`XACK of ${acks.length} entries of ${settings.stream} failed; they will be redelivered: ${describe(error)}`);
       }),

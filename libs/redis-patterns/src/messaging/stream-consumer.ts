@@ -1,8 +1,8 @@
 import type { LoggerService } from '@nestjs/common';
-import type { RedisClient } from '../core/connections/redis-connections';
 import { type BatchContext, type DeliveredEntry, describe, processBatch, type StreamConsumerStats } from './stream-batch';
 import type { ResolvedConsumerSettings, StreamHandler } from './stream-consume-options';
-import { deliveriesOfPendingReply, entriesOfReadReply, parseAutoClaimReply, type RawEntry } from './stream-replies';
+import type { RawEntry } from './stream-replies';
+import type { GroupConsumer, StreamReader, StreamsStore } from './streams.store';
 import { withDeadline } from '../core/time/with-deadline';
 
 /** A running consumer, as returned by `StreamsService.consume`. */
@@ -23,11 +23,10 @@ export interface StreamConsumerHandle {
 export interface StreamConsumerDeps {
   readonly settings: ResolvedConsumerSettings;
   readonly handler: StreamHandler;
-  /** Request-path connection: XGROUP, XAUTOCLAIM, XPENDING, XACK, dead-letter writes. */
-  readonly client: RedisClient;
-  /** Dedicated connection used only for XREADGROUP (it blocks). */
-  readonly reader: RedisClient;
-  readonly closeReader: () => Promise<void>;
+  /** Group creation, reclaims, delivery counts, acknowledgements and dead-letter writes. */
+  readonly store: StreamsStore;
+  /** This consumer's own reader (its reads block); closed when the consumer stops. */
+  readonly reader: StreamReader;
   readonly keys: { source: string; deadLetter: string };
   readonly deadLetterMaxLen: number;
   readonly logger: LoggerService;
@@ -58,14 +57,17 @@ export class StreamConsumerLoop implements StreamConsumerHandle {
   private readonly writes = new Set<Promise<unknown>>();
   private readonly batch: BatchContext;
   private readonly reclaimIntervalMs: number;
+  private readonly self: GroupConsumer;
 
   constructor(private readonly deps: StreamConsumerDeps) {
+    const { group, consumer } = deps.settings;
+    this.self = { key: deps.keys.source, group, consumer };
     this.ready = new Promise((resolve) => (this.markReady = resolve));
     this.stopped = new Promise((resolve) => (this.markStopped = resolve));
     this.reclaimIntervalMs = Math.max(20, Math.min(Math.floor(deps.settings.claimIdleMs / 2), 10_000));
     this.batch = {
       settings: deps.settings,
-      client: deps.client,
+      store: deps.store,
       keys: deps.keys,
       deadLetterMaxLen: deps.deadLetterMaxLen,
       handler: deps.handler,
@@ -98,9 +100,8 @@ export class StreamConsumerLoop implements StreamConsumerHandle {
     this.stopping = true;
     this.markReady();
     this.wake?.();
-    // A blocked XREADGROUP has nothing in flight: dropping its socket ends the wait at once. Entries the server
-    // handed out in that instant stay pending and are reclaimed (at-least-once).
-    if (this.reading) this.deps.reader.disconnect();
+    // A read waiting for new entries would hold up the drain for as long as blockMs.
+    if (this.reading) this.deps.reader.interrupt();
     const finished = await withDeadline(
       (this.done ?? Promise.resolve()).then(() => Promise.allSettled([...this.writes])).then(() => true),
       this.deps.settings.stopTimeoutMs,
@@ -111,7 +112,7 @@ export class StreamConsumerLoop implements StreamConsumerHandle {
         `Consumer ${this.describeSelf()} still had handlers running after ${this.deps.settings.stopTimeoutMs} ms; their entries stay pending and will be reclaimed`,
       );
     }
-    await this.deps.closeReader();
+    await this.deps.reader.close();
   }
 
   private async run(): Promise<void> {
@@ -145,33 +146,14 @@ export class StreamConsumerLoop implements StreamConsumerHandle {
   }
 
   private async ensureGroup(): Promise<void> {
-    const { source } = this.deps.keys;
-    try {
-      // From the start of the stream, so entries added before the first consumer ran are not skipped. MKSTREAM
-      // creates an empty stream: a stream has no TTL and is bounded by MAXLEN instead (documented exception).
-      await this.deps.client.call('XGROUP', 'CREATE', source, this.deps.settings.group, '0', 'MKSTREAM');
-    } catch (error) {
-      if (!/BUSYGROUP/.test(String((error as Error)?.message))) throw error;
-    }
+    await this.deps.store.createGroup(this.self.key, this.self.group);
   }
 
   /** Entries this consumer (by name) had read before a restart and never acknowledged: processed before new ones. */
   private async recoverOwnPending(): Promise<void> {
-    const { settings } = this.deps;
     let after = '0';
     while (!this.stopping) {
-      const reply = await this.deps.reader.call(
-        'XREADGROUP',
-        'GROUP',
-        settings.group,
-        settings.consumer,
-        'COUNT',
-        settings.batchSize,
-        'STREAMS',
-        this.deps.keys.source,
-        after,
-      );
-      const entries = entriesOfReadReply(reply);
+      const entries = await this.deps.reader.readGroup(this.self, { count: this.deps.settings.batchSize, after });
       if (entries.length === 0) return;
       this.stats.reclaimed += entries.length;
       await processBatch(this.batch, await this.withDeliveries(entries));
@@ -181,20 +163,10 @@ export class StreamConsumerLoop implements StreamConsumerHandle {
 
   /** One XAUTOCLAIM pass over the whole pending list, following the cursor to `0-0`. */
   private async reclaim(): Promise<void> {
-    const { settings, keys } = this.deps;
+    const { claimIdleMs, batchSize } = this.deps.settings;
     let cursor = '0-0';
     do {
-      const reply = await this.deps.client.call(
-        'XAUTOCLAIM',
-        keys.source,
-        settings.group,
-        settings.consumer,
-        settings.claimIdleMs,
-        cursor,
-        'COUNT',
-        settings.batchSize,
-      );
-      const claimed = parseAutoClaimReply(reply);
+      const claimed = await this.deps.store.autoClaim(this.self, { minIdleMs: claimIdleMs, cursor, count: batchSize });
       cursor = claimed.cursor;
       if (claimed.entries.length > 0) {
         this.stats.reclaimed += claimed.entries.length;
@@ -209,41 +181,24 @@ export class StreamConsumerLoop implements StreamConsumerHandle {
     // Wake up in time for the next reclaim pass even when no new entry arrives; BLOCK 0 would mean forever.
     const block = Math.max(1, Math.min(settings.blockMs, this.nextReclaimAt - Date.now()));
     this.reading = true;
-    let reply: unknown;
+    let entries: RawEntry[];
     try {
-      reply = await this.deps.reader.call(
-        'XREADGROUP',
-        'GROUP',
-        settings.group,
-        settings.consumer,
-        'COUNT',
-        settings.batchSize,
-        'BLOCK',
-        block,
-        'STREAMS',
-        this.deps.keys.source,
-        '>',
-      );
+      entries = await this.deps.reader.readGroup(this.self, { count: settings.batchSize, after: '>', blockMs: block });
     } finally {
       this.reading = false;
     }
-    // A first delivery: XREADGROUP `>` sets the counter to 1, no XPENDING round trip needed.
-    return entriesOfReadReply(reply).map((entry) => ({ ...entry, deliveries: 1 }));
+    // A first delivery: reading `>` sets the counter to 1, no round trip needed for it.
+    return entries.map((entry) => ({ ...entry, deliveries: 1 }));
   }
 
   /** The delivery count of each entry comes from Redis (XPENDING), so crashes during handling count too. */
   private async withDeliveries(entries: RawEntry[]): Promise<DeliveredEntry[]> {
-    const { settings, keys, client } = this.deps;
-    const replies = await Promise.all(
-      entries.map((entry) => client.call('XPENDING', keys.source, settings.group, entry.id, entry.id, 1, settings.consumer)),
-    );
-    const delivered: DeliveredEntry[] = [];
-    entries.forEach((entry, i) => {
-      const count = deliveriesOfPendingReply(replies[i]).get(entry.id);
-      // Not pending for us any more (acknowledged or claimed by someone else meanwhile): not ours to process.
-      if (count !== undefined) delivered.push({ ...entry, deliveries: count });
+    const counts = await Promise.all(entries.map((entry) => this.deps.store.deliveries(this.self, entry.id)));
+    // Not pending for us any more (acknowledged or claimed by someone else meanwhile): not ours to process.
+    return entries.flatMap((entry, i) => {
+      const deliveries = counts[i];
+      return deliveries === undefined ? [] : [{ ...entry, deliveries }];
     });
-    return delivered;
   }
 
   /** Runs `step` until it succeeds or the consumer stops, backing off between failures. */

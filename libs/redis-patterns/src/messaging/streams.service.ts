@@ -1,7 +1,6 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService } from '@nestjs/common';
-import { RedisConnections, type RedisClient } from '../core/connections/redis-connections';
 import { KeyBuilder } from '../core/keys/key-builder';
 import { checkNumber } from '../core/options/option-checks';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
@@ -9,11 +8,11 @@ import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { DEAD_LETTER_FIELDS } from './dead-letter';
 import { type ConsumeOptions, type ResolvedConsumerSettings, resolveConsumerSettings } from './stream-consume-options';
+import { StreamConsumerLoop, type StreamConsumerHandle } from './stream-consumer';
+import { STREAMS_NUMBER_RULES, STREAMS_SETTINGS, type StreamsSettings } from './streams-options';
+import { STREAMS_STORE, type StreamsStore } from './streams.store';
 
 type ConsumerOptionsSource = { kind: 'argument' | 'option'; path: string };
-import { StreamConsumerLoop, type StreamConsumerHandle } from './stream-consumer';
-import { entriesOfReadReply } from './stream-replies';
-import { STREAMS_NUMBER_RULES, STREAMS_SETTINGS, type StreamsSettings } from './streams-options';
 
 /** The key-builder pattern under which streams live: `<keyPrefix>:stream:<stream>`. */
 export const STREAM_NAMESPACE = 'stream';
@@ -33,10 +32,10 @@ export class StreamsService implements BeforeApplicationShutdown {
   private closed = false;
 
   constructor(
-    private readonly connections: RedisConnections,
     private readonly keys: KeyBuilder,
     @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
     @Inject(STREAMS_SETTINGS) private readonly settings: StreamsSettings,
+    @Inject(STREAMS_STORE) private readonly store: StreamsStore,
   ) {
     this.logger = options.logger ?? new Logger('StreamsService');
   }
@@ -57,8 +56,7 @@ export class StreamsService implements BeforeApplicationShutdown {
     const flat = flattenFields(fields);
     const maxLen =
       options.maxLen === undefined ? this.settings.maxLen : checkArg(options.maxLen, 'options.maxLen', STREAMS_NUMBER_RULES.maxLen);
-    const id = await this.client().xadd(key, 'MAXLEN', '~', maxLen, '*', ...flat);
-    return id as string;
+    return this.store.add(key, flat, maxLen);
   }
 
   /**
@@ -83,16 +81,11 @@ export class StreamsService implements BeforeApplicationShutdown {
   startConsumer(options: ConsumeOptions, source: ConsumerOptionsSource): StreamConsumerHandle {
     const settings = this.validateConsumer(options, source);
     if (this.closed) throw new InvalidArgumentError(source.path, 'the application is shutting down: no new consumer');
-    const connection = this.settings.connection;
-    // CLIENT SETNAME accepts no spaces: the connection name shows group and consumer, sanitised.
-    const purpose = `stream:${settings.group}:${settings.consumer}`.replace(/[^\w.:-]/g, '_').slice(0, 100);
-    const reader = this.connections.createDedicated(purpose, connection);
     const consumer = new StreamConsumerLoop({
       settings,
       handler: options.handler,
-      client: this.client(),
-      reader,
-      closeReader: () => this.connections.closeDedicated(reader),
+      store: this.store,
+      reader: this.store.openReader(`stream:${settings.group}:${settings.consumer}`),
       keys: {
         source: this.keys.key(STREAM_NAMESPACE, settings.stream),
         deadLetter: this.keys.key(STREAM_NAMESPACE, settings.deadLetterStream),
@@ -115,17 +108,16 @@ export class StreamsService implements BeforeApplicationShutdown {
     const deadLetterName = options.deadLetterStream ?? `${stream}.dlq`;
     const deadLetterKey = this.keyOf(deadLetterName);
     const count = options.count === undefined ? 1000 : checkArg(options.count, 'options.count', { min: 1, integer: true });
-    const client = this.client();
-    const entries = entriesOfReadReply([[deadLetterKey, await client.xrange(deadLetterKey, '-', '+', 'COUNT', count)]]);
+    const entries = await this.store.range(deadLetterKey, count);
     const maxLen = this.settings.maxLen;
     let moved = 0;
     for (const entry of entries) {
       const original = entry.fields?.[DEAD_LETTER_FIELDS.fields];
       if (original !== undefined) {
-        await client.xadd(source, 'MAXLEN', '~', maxLen, '*', ...flattenFields(JSON.parse(original) as StreamFields));
+        await this.store.add(source, flattenFields(JSON.parse(original) as StreamFields), maxLen);
         moved++;
       }
-      await client.xdel(deadLetterKey, entry.id);
+      await this.store.delete(deadLetterKey, [entry.id]);
     }
     return moved;
   }
@@ -134,10 +126,6 @@ export class StreamsService implements BeforeApplicationShutdown {
   async beforeApplicationShutdown(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.consumers].map((consumer) => consumer.stop()));
-  }
-
-  private client(): RedisClient {
-    return this.connections.get(this.settings.connection);
   }
 }
 

@@ -1,7 +1,9 @@
 import type { Provider } from '@nestjs/common';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
-import { RATE_LIMIT_SETTINGS, resolveRateLimitSettings } from './rate-limit-options';
+import { RedisConnections } from '../core/connections/redis-connections';
+import { RATE_LIMIT_SETTINGS, type RateLimitSettings, resolveRateLimitSettings } from './rate-limit-options';
+import { RATE_LIMIT_STORE, RedisRateLimitStore } from './rate-limit.store';
 import { RateLimitAdvisor } from './rate-limit.advisor';
 import { RateLimitGuard } from './rate-limit.guard';
 import { RateLimitIdentity } from './rate-limit-identity';
@@ -14,6 +16,12 @@ export const RATE_LIMIT_PROVIDERS: Provider[] = [
     provide: RATE_LIMIT_SETTINGS,
     useFactory: (options: ResolvedRedisPatternsOptions) => resolveRateLimitSettings(options.rateLimit),
     inject: [RESOLVED_OPTIONS],
+  },
+  {
+    provide: RATE_LIMIT_STORE,
+    useFactory: (settings: RateLimitSettings, connections: RedisConnections) =>
+      new RedisRateLimitStore(connections.executor(settings.connection)),
+    inject: [RATE_LIMIT_SETTINGS, RedisConnections],
   },
   RateLimiterService,
   RateLimitIdentity,

@@ -1,13 +1,10 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
 import { ReplyError } from 'ioredis';
-import { RedisConnections, type RedisClient } from '../core/connections/redis-connections';
 import { KeyBuilder } from '../core/keys/key-builder';
 import { ThrottledLog } from '../core/logging/throttled-log';
 import { CircuitBreaker } from '../core/resilience/circuit-breaker';
 import { describeValue } from '../core/options/option-checks';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
-import { runBatched } from '../core/scripts/run-batched';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { RateLimitUnavailableError } from './rate-limit-unavailable.error';
 import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit-options';
@@ -15,7 +12,7 @@ import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { checkCost, compilePolicies, type CompiledPolicies, type PolicyErrorFactory } from './compile-policies';
 import { MemoryRateLimiter } from './memory/memory-rate-limiter';
 import type { RateLimitConsumeOptions, RateLimitDecision, RateLimitOutageOptions, RateLimitPolicy } from './rate-limit-policy';
-import { scriptArgs } from './script-call';
+import { RATE_LIMIT_STORE, type RateLimitStore } from './rate-limit.store';
 import { failOpenDecision, toDecision } from './to-decision';
 
 const NO_OPTIONS: RateLimitConsumeOptions = Object.freeze({});
@@ -48,27 +45,22 @@ export class RateLimiterService implements BeforeApplicationShutdown {
   // closed by a background PING every 250 ms, so no decision is spent finding out.
   private readonly breaker = new CircuitBreaker({
     threshold: 1,
-    probe: () => this.redis().ping(),
+    probe: () => this.store.ping(),
     probeMs: 250,
     counts: (error) => !(error instanceof ReplyError),
   });
   private readonly logger: LoggerService;
   private readonly stats: RateLimitOutageStats = { failedOpen: 0, failedClosed: 0, inMemory: 0 };
-  // Sliding-log members must be unique: a random per-process prefix and a counter (no crypto call per decision).
-  private readonly nonceBase = randomBytes(6).toString('base64url');
-  private sequence = 0;
-  private readonly nextNonce = (): string => this.nonceBase + (this.sequence++).toString(36);
-  private client?: RedisClient;
   private readonly outageLog: ThrottledLog;
 
   constructor(
     @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
     @Inject(RATE_LIMIT_SETTINGS) private readonly settings: RateLimitSettings,
-    private readonly connections: RedisConnections,
     private readonly keys: KeyBuilder,
+    @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
   ) {
     this.memory = new MemoryRateLimiter(settings.inMemoryMaxEntries);
-    this.logger = options.logger ?? new Logger('RateLimiter');
+    this.logger = options.logger ?? new Logger('RedisPatterns:RateLimit');
     this.outageLog = new ThrottledLog(this.logger);
   }
 
@@ -99,8 +91,7 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     checkKey(key);
     const keys = this.keysFor(key, compilePolicies(policy, 'policy', argumentError));
     this.memory.delete(keys);
-    // One DEL: the keys share the identity's hash tag, so one slot.
-    await this.redis().del(...keys);
+    await this.store.reset(keys);
   }
 
   /** Stops probing Redis after an outage. */
@@ -133,10 +124,9 @@ export class RateLimiterService implements BeforeApplicationShutdown {
         return Promise.reject(error);
       }
     }
-    const { call } = compiled;
     let pending: Promise<number[]>;
     try {
-      pending = runBatched(this.redis(), call.script, keys, scriptArgs(call, cost, this.nextNonce));
+      pending = this.store.consume(keys, compiled, cost);
     } catch (error) {
       pending = Promise.reject(error);
     }
@@ -187,12 +177,6 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     const keys = new Array<string>(suffixes.length);
     for (let i = 0; i < keys.length; i++) keys[i] = group + suffixes[i];
     return keys;
-  }
-
-  private redis(): RedisClient {
-    // runBatched keeps the decision scripts out of ioredis auto-pipelining on this client.
-    this.client ??= this.connections.get(this.settings.connection);
-    return this.client;
   }
 }
 

@@ -1,10 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { RedisConnections, type RedisClient } from '../core/connections/redis-connections';
 import { KeyBuilder } from '../core/keys/key-builder';
-import { runScript } from '../core/scripts/redis-script';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { CAPPED_LIST_SETTINGS, type CappedListSettings } from './capped-list-options';
-import { CAPPED_LIST_PUSH } from './scripts/capped-list-push.script';
+import { CAPPED_LIST_STORE, type CappedListStore } from './capped-list.store';
 import { checkCount, checkIndex, checkName, checkTtlMs } from './structure-args';
 
 /** Options of {@link CappedList.push}. */
@@ -24,15 +22,11 @@ export interface CappedPushOptions {
  */
 @Injectable()
 export class CappedList {
-  private readonly client: RedisClient;
-
   constructor(
-    connections: RedisConnections,
     private readonly keys: KeyBuilder,
     @Inject(CAPPED_LIST_SETTINGS) private readonly defaults: CappedListSettings,
-  ) {
-    this.client = connections.get(defaults.connection);
-  }
+    @Inject(CAPPED_LIST_STORE) private readonly store: CappedListStore,
+  ) {}
 
   /** Pushes one item to the head; keeps the newest `maxLength`; returns the length after trimming. */
   async push<T>(key: string, item: T, options: CappedPushOptions = {}): Promise<number> {
@@ -53,18 +47,18 @@ export class CappedList {
       if (json === undefined) throw new InvalidArgumentError(`items[${i}]`, 'expected a JSON-serialisable value');
       return json;
     });
-    return runScript(this.client, CAPPED_LIST_PUSH, [list], [maxLength, ttl, ...encoded]);
+    return this.store.push(list, maxLength, ttl, encoded);
   }
 
   /** Items from index `start` to `stop` inclusive, newest first (negative indexes count from the oldest end). */
   async range<T = unknown>(key: string, start = 0, stop = -1): Promise<T[]> {
-    const items = await this.client.lrange(this.listKey(key), checkIndex(start, 'start'), checkIndex(stop, 'stop'));
+    const items = await this.store.range(this.listKey(key), checkIndex(start, 'start'), checkIndex(stop, 'stop'));
     return items.map((item) => JSON.parse(item) as T);
   }
 
   /** The number of items in the list. */
   async length(key: string): Promise<number> {
-    return this.client.llen(this.listKey(key));
+    return this.store.length(this.listKey(key));
   }
 
   private listKey(name: string): string {

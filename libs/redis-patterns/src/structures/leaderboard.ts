@@ -1,15 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { RedisConnections, type RedisClient } from '../core/connections/redis-connections';
 import { KeyBuilder } from '../core/keys/key-builder';
-import { runScript } from '../core/scripts/redis-script';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { LEADERBOARD_SETTINGS, type LeaderboardSettings } from './leaderboard-options';
 import { dayOf, weekDays } from './leaderboard-period';
+import { LEADERBOARD_STORE, type LeaderboardStore } from './leaderboard.store';
 import type { LeaderboardEntry, LeaderboardScope, LeaderboardWriteOptions } from './leaderboard.types';
 import { RedisClock } from './redis-clock';
-import { LEADERBOARD_AROUND } from './scripts/leaderboard-around.script';
-import { LEADERBOARD_UNION } from './scripts/leaderboard-union.script';
-import { LEADERBOARD_WRITE } from './scripts/leaderboard-write.script';
 import { checkCount, checkName, checkTtlMs } from './structure-args';
 
 /**
@@ -27,16 +23,14 @@ import { checkCount, checkName, checkTtlMs } from './structure-args';
  */
 @Injectable()
 export class Leaderboard {
-  private readonly client: RedisClient;
   private readonly clock: RedisClock;
 
   constructor(
-    connections: RedisConnections,
     private readonly keys: KeyBuilder,
     @Inject(LEADERBOARD_SETTINGS) private readonly settings: LeaderboardSettings,
+    @Inject(LEADERBOARD_STORE) private readonly store: LeaderboardStore,
   ) {
-    this.client = connections.get(settings.connection);
-    this.clock = new RedisClock(this.client);
+    this.clock = new RedisClock(store);
   }
 
   /** Adds `by` (default 1) to a member's score, creating it at `by`; returns the new score. */
@@ -59,21 +53,20 @@ export class Leaderboard {
     checkCount(offset, 'offset', 0, Number.MAX_SAFE_INTEGER);
     checkCount(limit, 'limit', 1, 10_000);
     const key = await this.readKey(board, scope);
-    const flat = await this.client.zrevrange(key, offset, offset + limit - 1, 'WITHSCORES');
-    return toEntries(flat, offset);
+    return toEntries(await this.store.top(key, offset, limit), offset);
   }
 
   /** A member's 1-based rank, or `null` when it is not on the board. */
   async rank(board: string, member: string, scope: LeaderboardScope = {}): Promise<number | null> {
     const key = await this.readKey(board, scope);
-    const rank = await this.client.zrevrank(key, checkName(member, 'member'));
+    const rank = await this.store.rank(key, checkName(member, 'member'));
     return rank === null ? null : rank + 1;
   }
 
   /** A member's score, or `null` when it is not on the board. */
   async score(board: string, member: string, scope: LeaderboardScope = {}): Promise<number | null> {
     const key = await this.readKey(board, scope);
-    const score = await this.client.zscore(key, checkName(member, 'member'));
+    const score = await this.store.score(key, checkName(member, 'member'));
     return score === null ? null : Number(score);
   }
 
@@ -81,15 +74,13 @@ export class Leaderboard {
   async around(board: string, member: string, n: number, scope: LeaderboardScope = {}): Promise<LeaderboardEntry[]> {
     checkCount(n, 'n', 0, 5_000);
     const key = await this.readKey(board, scope);
-    const reply = await runScript(this.client, LEADERBOARD_AROUND, [key], [checkName(member, 'member'), n]);
-    if (reply.length === 0) return [];
-    const [start, ...flat] = reply;
-    return toEntries(flat.map(String), Number(start));
+    const window = await this.store.around(key, checkName(member, 'member'), n);
+    return window === null ? [] : toEntries(window.entries, window.start);
   }
 
   /** The number of members on the board. */
   async size(board: string, scope: LeaderboardScope = {}): Promise<number> {
-    return this.client.zcard(await this.readKey(board, scope));
+    return this.store.size(await this.readKey(board, scope));
   }
 
   /** Removes members; returns how many were on the board. */
@@ -100,7 +91,7 @@ export class Leaderboard {
   ): Promise<number> {
     const list = (Array.isArray(members) ? members : [members]).map((m, i) => checkName(m, `members[${i}]`));
     if (list.length === 0) return 0;
-    return this.client.zrem(await this.readKey(board, scope), ...list);
+    return this.store.remove(await this.readKey(board, scope), list);
   }
 
   private async write(
@@ -117,20 +108,14 @@ export class Leaderboard {
     const daily = options.period === 'day';
     const ttl = checkTtlMs(options.ttlMs, 'options.ttlMs', daily ? this.settings.dailyTtlMs : this.settings.defaultTtlMs);
     const key = await this.readKey(board, options);
-    try {
-      const reply = await runScript(this.client, LEADERBOARD_WRITE, [key], [mode, String(value), ttl, this.settings.maxSize, member]);
-      return Number(reply);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : '';
-      if (message.startsWith('SCORE_RANGE')) {
-        const wouldBe = message.split(' ')[1];
-        throw new InvalidArgumentError(
-          mode === 'incr' ? 'by' : 'score',
-          `the score would be ${wouldBe}, outside ±(2^53 - 1) where doubles stop being exact`,
-        );
-      }
-      throw error;
+    const reply = await this.store.write(key, mode, value, ttl, this.settings.maxSize, member);
+    if ('outOfRange' in reply) {
+      throw new InvalidArgumentError(
+        mode === 'incr' ? 'by' : 'score',
+        `the score would be ${reply.outOfRange}, outside ±(2^53 - 1) where doubles stop being exact`,
+      );
     }
+    return Number(reply.score);
   }
 
   private checkScore(value: unknown, argument: string): number {
@@ -160,7 +145,7 @@ export class Leaderboard {
     const days = weekDays(day);
     const weekKey = this.keys.member(group, `week:${days[0]}`);
     const dayKeys = days.map((d) => this.keys.member(group, `day:${d}`));
-    await runScript(this.client, LEADERBOARD_UNION, [weekKey, ...dayKeys], [this.settings.weekTtlMs]);
+    await this.store.union(weekKey, dayKeys, this.settings.weekTtlMs);
     return weekKey;
   }
 }

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../core/connections/redis-connections';
+import type { LeaderboardStore } from './leaderboard.store';
 
 const RESYNC_MS = 60_000;
 
@@ -12,7 +12,7 @@ export class RedisClock {
   private syncedAt = -Infinity;
   private pending?: Promise<void>;
 
-  constructor(private readonly client: RedisClient) {}
+  constructor(private readonly store: Pick<LeaderboardStore, 'serverTimeMs'>) {}
 
   /** Milliseconds since the epoch on the server's clock. */
   async now(): Promise<number> {
@@ -25,9 +25,9 @@ export class RedisClock {
 
   private async sync(): Promise<void> {
     const before = Date.now();
-    const [seconds, micros] = await this.client.time();
+    const server = await this.store.serverTimeMs();
     const after = Date.now();
-    const server = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    // The server read its clock somewhere within the round trip: assume the middle.
     this.offsetMs = server - (before + after) / 2;
     this.syncedAt = performance.now();
   }

@@ -1,13 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { RedisConnections, type RedisClient } from '../core/connections/redis-connections';
 import { KeyBuilder } from '../core/keys/key-builder';
-import { runScript } from '../core/scripts/redis-script';
 import { decodeFields, encodeFields, type SessionData } from './session-codec';
 import { SESSIONS_SETTINGS, type SessionsSettings } from './sessions-options';
-import { SESSION_CREATE } from './scripts/session-create.script';
-import { SESSION_TOUCH } from './scripts/session-touch.script';
-import { SESSION_UPDATE } from './scripts/session-update.script';
+import { SESSIONS_STORE, type SessionsStore } from './sessions.store';
 import { checkName, checkTtlMs } from './structure-args';
 
 /** Options of {@link SessionStore.create}. */
@@ -41,16 +37,14 @@ export interface TouchSessionOptions {
  */
 @Injectable()
 export class SessionStore {
-  private readonly client: RedisClient;
   private readonly defaultTtlMs: number;
   private readonly maxLifetimeMs?: number;
 
   constructor(
-    connections: RedisConnections,
     private readonly keys: KeyBuilder,
     @Inject(SESSIONS_SETTINGS) settings: SessionsSettings,
+    @Inject(SESSIONS_STORE) private readonly store: SessionsStore,
   ) {
-    this.client = connections.get(settings.connection);
     this.defaultTtlMs = settings.defaultTtlMs;
     this.maxLifetimeMs = settings.maxLifetimeMs;
   }
@@ -65,14 +59,13 @@ export class SessionStore {
     // A collision of 256-bit random ids is not a practical event; the script refuses to overwrite one anyway.
     for (;;) {
       const id = randomBytes(32).toString('base64url');
-      const created = await runScript(this.client, SESSION_CREATE, [this.key(id)], [ttl, lifeMs, ...set]);
-      if (created === 1) return id;
+      if (await this.store.create(this.key(id), ttl, lifeMs, set)) return id;
     }
   }
 
   /** The session's data, or `null` when it does not exist (never created, expired or destroyed). */
   async get<T extends SessionData = SessionData>(id: string): Promise<T | null> {
-    const hash = await this.client.hgetall(this.key(checkName(id, 'id')));
+    const hash = await this.store.readAll(this.key(checkName(id, 'id')));
     if (Object.keys(hash).length === 0) return null;
     return decodeFields(hash) as T;
   }
@@ -84,8 +77,7 @@ export class SessionStore {
   async update(id: string, patch: SessionData): Promise<boolean> {
     const key = this.key(checkName(id, 'id'));
     const { set, remove } = encodeFields(patch, 'patch');
-    const updated = await runScript(this.client, SESSION_UPDATE, [key], [set.length / 2, ...set, ...remove]);
-    return updated === 1;
+    return this.store.update(key, set, remove);
   }
 
   /**
@@ -95,12 +87,12 @@ export class SessionStore {
   async touch(id: string, options: TouchSessionOptions = {}): Promise<boolean> {
     const key = this.key(checkName(id, 'id'));
     const ttl = options.ttlMs === undefined ? 0 : checkTtlMs(options.ttlMs, 'options.ttlMs', 0);
-    return (await runScript(this.client, SESSION_TOUCH, [key], [ttl])) > 0;
+    return (await this.store.touch(key, ttl)) > 0;
   }
 
   /** Deletes the session; later `update` and `touch` calls find nothing. Returns whether it existed. */
   async destroy(id: string): Promise<boolean> {
-    return (await this.client.del(this.key(checkName(id, 'id')))) === 1;
+    return this.store.delete(this.key(checkName(id, 'id')));
   }
 
   private key(id: string): string {

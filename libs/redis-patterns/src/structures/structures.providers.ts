@@ -1,14 +1,19 @@
 import type { Provider } from '@nestjs/common';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
+import { RedisConnections } from '../core/connections/redis-connections';
 import { CappedList } from './capped-list';
-import { CAPPED_LIST_SETTINGS, resolveCappedListSettings } from './capped-list-options';
+import { CAPPED_LIST_SETTINGS, type CappedListSettings, resolveCappedListSettings } from './capped-list-options';
+import { CAPPED_LIST_STORE, RedisCappedListStore } from './capped-list.store';
 import { Leaderboard } from './leaderboard';
-import { LEADERBOARD_SETTINGS, resolveLeaderboardSettings } from './leaderboard-options';
+import { LEADERBOARD_SETTINGS, type LeaderboardSettings, resolveLeaderboardSettings } from './leaderboard-options';
+import { LEADERBOARD_STORE, RedisLeaderboardStore } from './leaderboard.store';
 import { SessionStore } from './session-store';
-import { resolveSessionsSettings, SESSIONS_SETTINGS } from './sessions-options';
+import { resolveSessionsSettings, SESSIONS_SETTINGS, type SessionsSettings } from './sessions-options';
+import { RedisSessionsStore, SESSIONS_STORE } from './sessions.store';
 import { UniqueCounter } from './unique-counter';
-import { resolveUniqueCounterSettings, UNIQUE_COUNTER_SETTINGS } from './unique-counter-options';
+import { resolveUniqueCounterSettings, UNIQUE_COUNTER_SETTINGS, type UniqueCounterSettings } from './unique-counter-options';
+import { RedisUniqueCounterStore, UNIQUE_COUNTER_STORE } from './unique-counter.store';
 
 /** Each structure's settings, resolved once from its section of the module options. */
 const SETTINGS: Provider[] = [
@@ -34,5 +39,33 @@ const SETTINGS: Provider[] = [
   },
 ];
 
+/** Each structure's store, on the connection its settings name. */
+const STORES: Provider[] = [
+  {
+    provide: SESSIONS_STORE,
+    useFactory: (settings: SessionsSettings, connections: RedisConnections) =>
+      new RedisSessionsStore(connections.executor(settings.connection)),
+    inject: [SESSIONS_SETTINGS, RedisConnections],
+  },
+  {
+    provide: LEADERBOARD_STORE,
+    useFactory: (settings: LeaderboardSettings, connections: RedisConnections) =>
+      new RedisLeaderboardStore(connections.executor(settings.connection)),
+    inject: [LEADERBOARD_SETTINGS, RedisConnections],
+  },
+  {
+    provide: UNIQUE_COUNTER_STORE,
+    useFactory: (settings: UniqueCounterSettings, connections: RedisConnections) =>
+      new RedisUniqueCounterStore(connections.executor(settings.connection)),
+    inject: [UNIQUE_COUNTER_SETTINGS, RedisConnections],
+  },
+  {
+    provide: CAPPED_LIST_STORE,
+    useFactory: (settings: CappedListSettings, connections: RedisConnections) =>
+      new RedisCappedListStore(connections.executor(settings.connection)),
+    inject: [CAPPED_LIST_SETTINGS, RedisConnections],
+  },
+];
+
 /** The providers (services, advisors, guards) of this pattern; the module provides and exports them all. */
-export const STRUCTURES_PROVIDERS: Provider[] = [...SETTINGS, SessionStore, Leaderboard, UniqueCounter, CappedList];
+export const STRUCTURES_PROVIDERS: Provider[] = [...SETTINGS, ...STORES, SessionStore, Leaderboard, UniqueCounter, CappedList];

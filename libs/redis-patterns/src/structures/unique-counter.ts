@@ -1,13 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { RedisConnections, type RedisClient } from '../core/connections/redis-connections';
 import { KeyBuilder } from '../core/keys/key-builder';
-import { runScript } from '../core/scripts/redis-script';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
-import { HLL_ADD } from './scripts/hll-add.script';
-import { HLL_FOLD } from './scripts/hll-fold.script';
 import { checkName, checkTtlMs } from './structure-args';
 import { UNIQUE_COUNTER_SETTINGS, type UniqueCounterSettings } from './unique-counter-options';
+import { UNIQUE_COUNTER_STORE, type UniqueCounterStore } from './unique-counter.store';
 
 const MAX_ITEMS_PER_CALL = 10_000;
 
@@ -25,15 +22,13 @@ const MAX_ITEMS_PER_CALL = 10_000;
  */
 @Injectable()
 export class UniqueCounter {
-  private readonly client: RedisClient;
   private readonly defaultTtlMs: number;
 
   constructor(
-    connections: RedisConnections,
     private readonly keys: KeyBuilder,
     @Inject(UNIQUE_COUNTER_SETTINGS) settings: UniqueCounterSettings,
+    @Inject(UNIQUE_COUNTER_STORE) private readonly store: UniqueCounterStore,
   ) {
-    this.client = connections.get(settings.connection);
     this.defaultTtlMs = settings.defaultTtlMs;
   }
 
@@ -49,17 +44,17 @@ export class UniqueCounter {
       throw new InvalidArgumentError('items', `expected 1 to ${MAX_ITEMS_PER_CALL} strings`);
     }
     const ttl = checkTtlMs(options.ttlMs, 'options.ttlMs', this.defaultTtlMs);
-    return (await runScript(this.client, HLL_ADD, [counter], [ttl, ...items])) === 1;
+    return this.store.add(counter, ttl, items);
   }
 
   /** The estimated number of distinct items in the union of the counters. */
   async count(...keys: string[]): Promise<number> {
     if (keys.length === 0) throw new InvalidArgumentError('keys', 'expected at least one counter name');
     const counters = keys.map((key, i) => this.counterKey(key, `keys[${i}]`));
-    if (counters.length === 1) return this.client.pfcount(counters[0]);
+    if (counters.length === 1) return this.store.count(counters[0]);
     const values = await this.read(counters);
     const accumulator = this.keys.member(counters[0], `tmp:${randomBytes(8).toString('hex')}`);
-    return runScript(this.client, HLL_FOLD, [accumulator, `${accumulator}:s`], ['count', 10_000, ...values]);
+    return this.store.countUnion(accumulator, `${accumulator}:s`, values);
   }
 
   /** Merges the sources into `dest` (keeping what `dest` already counts); returns the new estimate of `dest`. */
@@ -75,11 +70,11 @@ export class UniqueCounter {
     const ttl = checkTtlMs(options.ttlMs, 'options.ttlMs', this.defaultTtlMs);
     const values = await this.read(counters);
     const scratch = this.keys.member(target, `tmp:${randomBytes(8).toString('hex')}`);
-    return runScript(this.client, HLL_FOLD, [target, scratch], ['merge', ttl, ...values]);
+    return this.store.mergeInto(target, scratch, ttl, values);
   }
 
   private async read(counters: string[]): Promise<Buffer[]> {
-    const values = await Promise.all(counters.map((key) => this.client.getBuffer(key)));
+    const values = await this.store.readRaw(counters);
     return values.filter((value): value is Buffer => value !== null);
   }
 

@@ -7,7 +7,7 @@ import { type Fetched, type FoundEntry, found, NOTHING, type StorePredicate } fr
 
 export type { CacheStatus, Fetched, FoundEntry, StorePredicate } from './cache-entry';
 import type { CacheHealth } from './cache-health';
-import type { CacheStore } from './cache-store';
+import type { CacheStore } from '../cache.store';
 import { type EntryPolicy, jitteredTtlMs } from './entry-policy';
 import { SingleFlight } from './single-flight';
 import { NEAR_MISS, type NearCache } from '../near/near-cache';

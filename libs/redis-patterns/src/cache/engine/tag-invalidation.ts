@@ -1,5 +1,5 @@
 import type { CacheHealth } from './cache-health';
-import type { CacheStore } from './cache-store';
+import type { CacheStore } from '../cache.store';
 
 // How many member deletions are in flight at once: auto-pipelining sends each batch in a few writes per node.
 const BATCH = 500;

@@ -2,7 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import type { RedisClient } from '../../core/connections/redis-connections';
 import type { FoundEntry } from '../engine/cache-entry';
 import type { CacheHealth } from '../engine/cache-health';
-import type { CacheStore } from '../engine/cache-store';
+import type { CacheStore } from '../cache.store';
 import { deepFreeze } from './deep-freeze';
 import { InvalidationListener, type InvalidationSink } from './invalidation-listener';
 import { L1Store, type NearCacheStats } from './l1-store';

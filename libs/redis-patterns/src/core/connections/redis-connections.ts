@@ -4,7 +4,7 @@ import { ConnectionNotFoundError } from '../../errors/connection-not-found.error
 import { DEFAULT_CONNECTION, type ResolvedCoreOptions } from '../options/resolve-options';
 import { clientName, createClient, type ManagedClient } from './create-client';
 import { DEDICATED_CONNECTION_OVERRIDES } from './fail-fast-defaults';
-import { registerScripts } from '../scripts/redis-script';
+import { RedisExecutor } from '../scripts/redis-executor';
 import { closeClient, watchClientEvents, waitUntilReady } from './client-lifecycle';
 import { FrozenServerWatchdog } from './frozen-server-watchdog';
 import { redactDebugOutput } from './redact-debug-output';
@@ -41,7 +41,6 @@ export class RedisConnections implements OnApplicationShutdown {
       });
       connections.managed.set(name, managed);
       redactDebugOutput(managed.secrets);
-      registerScripts(managed.client);
       if (managed.owned) {
         watchClientEvents(managed.client, name, managed.secrets, connections.logger);
         connections.watch(managed, name);
@@ -73,6 +72,14 @@ export class RedisConnections implements OnApplicationShutdown {
     const managed = this.managed.get(name);
     if (!managed) throw new ConnectionNotFoundError(name, [...this.managed.keys()]);
     return managed.client;
+  }
+
+  /**
+   * The executor every store sends its commands through, for a configured connection.
+   * @internal
+   */
+  executor(name: string = DEFAULT_CONNECTION): RedisExecutor {
+    return RedisExecutor.of(this.get(name));
   }
 
   /** Whether a connection of that name was configured. */
@@ -111,7 +118,6 @@ export class RedisConnections implements OnApplicationShutdown {
         : base.duplicate(overrides);
     const managed = this.managed.get(name)!;
     watchClientEvents(client, `${name}:${purpose}`, managed.secrets, this.logger);
-    registerScripts(client);
     this.dedicated.add(client);
     return client;
   }

@@ -1,8 +1,8 @@
-import { declareScript, scriptCommandName } from './redis-script';
+import { scriptIdentity } from './redis-script';
 
 /**
  * A script that decides one item — its own `KEYS` and `ARGV`, its own reply — and is sent for a whole batch of
- * items in one EVALSHA (see {@link runBatched}). The body is written exactly like a one-item script; the driver
+ * items in one EVALSHA (see {@link RedisExecutor.runBatched}). The body is written exactly like a one-item script; the driver
  * around it shadows `KEYS` and `ARGV` with the item's slices and collects one reply per item.
  *
  * Wire format of one batch:
@@ -24,9 +24,8 @@ import { declareScript, scriptCommandName } from './redis-script';
 export interface BatchedScript<TItem> {
   readonly name: string;
   readonly lua: string;
+  readonly sha: string;
   readonly commandName: string;
-  /** Always undefined: a batch passes its key count first. */
-  readonly numberOfKeys?: undefined;
   /** Keys and arguments of every item, when fixed (items then go without their counts). */
   readonly shape?: BatchedScriptShape;
   /** Phantom field carrying one item's reply type. */
@@ -73,7 +72,7 @@ ${shape ? fixedShapeLoop(shape) : COUNTED_LOOP}
 end
 return replies
 `;
-  return declareScript<BatchedScript<TItem>>({ name, lua, commandName: scriptCommandName(name, lua), shape });
+  return { name, lua, shape, ...scriptIdentity(name, lua) };
 }
 
 // Items carry their counts: read them, fill the tables, trim what the previous item left.
@@ -113,7 +112,7 @@ export function shapeMismatch(script: BatchedScript<unknown>, keys: readonly unk
   return `Script ${script.name} takes ${shape.keys} keys and ${shape.args} args per item, got ${keys.length} and ${args.length}.`;
 }
 
-/** The arguments of a batch holding one item, for sending a batched script by hand (e.g. inside a pipeline). */
+/** The key count, keys and ARGV of a batch holding one item (e.g. a script that must share a pipeline). */
 export function batchOfOne(
   script: BatchedScript<unknown>,
   keys: readonly string[],

@@ -1,15 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
-import { defineScript, runScript } from '../../core/scripts/redis-script';
+import { COMPARE_AND_DELETE_LUA } from '../../core/scripts/lua/compare-and-delete.lua';
+import { RedisExecutor } from '../../core/scripts/redis-executor';
+import { defineScript } from '../../core/scripts/redis-script';
 import type { DoctorCheck } from './doctor.types';
 
 /** Compare-and-delete: the release of a lock (KEYS[1] the lock, ARGV[1] the holder's token; returns 1 if released). */
-const RELEASE = defineScript<number>(
-  'doctor_lock_release',
-  1,
-  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`,
-);
+const RELEASE = defineScript<number>('doctor_lock_release', 1, COMPARE_AND_DELETE_LUA);
 
 /** What the SET NX PX procedure of the reference observed. */
 export interface LockProbe {
@@ -30,7 +27,7 @@ export async function probeLock(client: Redis | Cluster, key: string, ttlMs: num
     const first = await set('tok-1');
     const second = await set('tok-2');
     const pttl = await client.pttl(key);
-    const released = await runScript(client, RELEASE, [key], ['tok-1']);
+    const released = await RedisExecutor.of(client).run(RELEASE, [key], ['tok-1']);
     return { first, second, pttl, released, ttlMs };
   } finally {
     await client.del(key);

@@ -1,4 +1,8 @@
+import type { RedisConnections } from '../core/connections/redis-connections';
 import type { LockKeys } from './lock-keys';
+import type { LockSettings } from './lock-options';
+import { QuorumLockStore } from './quorum-lock-store';
+import { SingleLockStore } from './single-lock-store';
 
 /** The outcome of one acquisition attempt that reached a decision. */
 export type AttemptResult =
@@ -21,4 +25,20 @@ export interface LockStore {
   extend(keys: LockKeys, token: string, ttlMs: number): Promise<boolean>;
   /** True when the lock was ours and is deleted; false when it was already gone or someone else's. */
   release(keys: LockKeys, token: string): Promise<boolean>;
+}
+
+/** Injection token of the pattern's {@link LockStore}. */
+export const LOCK_STORE = Symbol('RedisPatterns:LockStore');
+
+/** The store the lock settings call for: a Redlock quorum over several connections, or one deployment. */
+export function createLockStore(settings: LockSettings, connections: RedisConnections): LockStore {
+  const { redlock, fenceTtlMs, waitReplicas, waitTimeoutMs } = settings;
+  if (redlock) {
+    return new QuorumLockStore(
+      redlock.connections.map((name) => connections.executor(name)),
+      fenceTtlMs,
+      redlock.nodeTimeoutMs,
+    );
+  }
+  return new SingleLockStore(connections.executor(settings.connection), fenceTtlMs, { replicas: waitReplicas, timeoutMs: waitTimeoutMs });
 }

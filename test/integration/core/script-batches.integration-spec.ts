@@ -1,7 +1,11 @@
 import { Cluster, Redis } from 'ioredis';
-import { batchOfOne, defineBatchedScript } from '../../../libs/redis-patterns/src/core/scripts/batched-script';
-import { registerScripts } from '../../../libs/redis-patterns/src/core/scripts/redis-script';
-import { MAX_BATCH_ITEMS, runBatched } from '../../../libs/redis-patterns/src/core/scripts/run-batched';
+import { type BatchedScript, batchOfOne, defineBatchedScript } from '../../../libs/redis-patterns/src/core/scripts/batched-script';
+import { RedisExecutor } from '../../../libs/redis-patterns/src/core/scripts/redis-executor';
+import { MAX_BATCH_ITEMS } from '../../../libs/redis-patterns/src/core/scripts/script-batches';
+
+function runBatched<T>(client: Redis | Cluster, script: BatchedScript<T>, keys: string[], args: Array<string | number>): Promise<T> {
+  return RedisExecutor.of(client).runBatched(script, keys, args);
+}
 
 /** One item: INCRBY KEYS[1] by ARGV[1] with a TTL; replies {new value, #KEYS, #ARGV}; 'nil' and 'boom' test the edges. */
 const counter = defineBatchedScript<[number, number, number] | null>(
@@ -44,7 +48,7 @@ function countScriptCommands(client: Redis): { sent(): number } {
   return { sent: () => spy.mock.calls.filter(([command]) => command.name === 'evalsha' || command.name === 'eval').length };
 }
 
-describe('runBatched against a real server', () => {
+describe('RedisExecutor.runBatched against a real server', () => {
   let redis: Redis;
   let observer: Redis;
   let cluster: Cluster | undefined;
@@ -53,10 +57,8 @@ describe('runBatched against a real server', () => {
   beforeAll(() => {
     redis = new Redis(process.env.REDIS_URL_STANDALONE!);
     observer = new Redis(process.env.REDIS_URL_STANDALONE!);
-    registerScripts(redis);
     if (process.env.REDIS_CLUSTER_PORTS) {
       cluster = new Cluster(process.env.REDIS_CLUSTER_PORTS.split(',').map((port) => ({ host: '127.0.0.1', port: Number(port) })));
-      registerScripts(cluster);
     }
   });
   afterEach(() => jest.restoreAllMocks());
@@ -134,7 +136,6 @@ describe('runBatched against a real server', () => {
 
   it('rejects every item of a batch the connection cannot send', async () => {
     const closed = new Redis(process.env.REDIS_URL_STANDALONE!, { enableOfflineQueue: false });
-    registerScripts(closed);
     await new Promise((ready) => closed.once('ready', ready));
     await closed.quit();
     const outcomes = await Promise.allSettled([runBatched(closed, counter, ['x'], [1]), runBatched(closed, counter, ['y'], [1])]);
@@ -142,16 +143,15 @@ describe('runBatched against a real server', () => {
     expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(/Connection is closed|isn't writeable/);
   });
 
-  it('keeps its batches out of ioredis auto-pipelining on that client only, other commands still auto-pipelined', async () => {
+  it('keeps its batches out of ioredis auto-pipelining without touching the client, other commands still auto-pipelined', async () => {
     const piped = new Redis(process.env.REDIS_URL_STANDALONE!, { enableAutoPipelining: true });
     try {
-      registerScripts(piped);
       const [reply, pong] = await Promise.all([runBatched(piped, counter, [`${prefix}:auto`], [1]), piped.ping()]);
       expect([reply, pong]).toEqual([[1, 1, 1], 'PONG']);
-      expect(piped.options.autoPipeliningIgnoredCommands).toEqual([counter.commandName]);
-      const untouched = new Redis({ lazyConnect: true, enableAutoPipelining: true });
-      expect(untouched.options.autoPipeliningIgnoredCommands).toEqual([]);
-      untouched.disconnect();
+      // Nothing defined on the client, no option changed: an adopted client stays as it was handed over.
+      expect(piped.options.autoPipeliningIgnoredCommands).toEqual([]);
+      expect((piped as unknown as Record<string, unknown>)[counter.commandName]).toBeUndefined();
+      expect(piped.autoPipelineQueueSize).toBe(0);
     } finally {
       piped.disconnect();
     }

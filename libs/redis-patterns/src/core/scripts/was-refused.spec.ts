@@ -1,5 +1,5 @@
 import { ReplyError } from 'ioredis';
-import { wasRefused } from './resend-refused';
+import { wasRefused } from './was-refused';
 
 describe('wasRefused (a cluster command that did not run and may be sent again)', () => {
   it.each([

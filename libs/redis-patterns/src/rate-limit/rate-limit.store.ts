@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import type { RedisExecutor } from '../core/scripts/redis-executor';
+import type { CompiledPolicies } from './compile-policies';
+import { scriptArgs } from './script-call';
+
+/**
+ * Where rate-limit state lives. `consume` decides every policy of a limiter for one identity at once,
+ * all-or-nothing, and answers `[allowed, then per policy: remaining, resetMs, retryAfterMs]` (see to-decision.ts).
+ */
+export interface RateLimitStore {
+  /** `keys`: one per policy, in the identity's slot group. Rejects when the store cannot decide. */
+  consume(keys: readonly string[], compiled: CompiledPolicies, cost: number): Promise<number[]>;
+  /** Forgets the state under these keys. */
+  reset(keys: readonly string[]): Promise<void>;
+  /** Resolves when the store answers again (the breaker's probe after an outage). */
+  ping(): Promise<unknown>;
+}
+
+/** Injection token of the pattern's {@link RateLimitStore}. */
+export const RATE_LIMIT_STORE = Symbol('RedisPatterns:RateLimitStore');
+
+/**
+ * Rate limits on Redis: one script per decision (one round trip, Redis time), the decisions of one event-loop turn
+ * sharing one EVALSHA.
+ */
+export class RedisRateLimitStore implements RateLimitStore {
+  // Sliding-log members must be unique: a random per-process prefix and a counter (no crypto call per decision).
+  private readonly nonceBase = randomBytes(6).toString('base64url');
+  private sequence = 0;
+  private readonly nextNonce = (): string => this.nonceBase + (this.sequence++).toString(36);
+
+  constructor(private readonly redis: RedisExecutor) {}
+
+  consume(keys: readonly string[], compiled: CompiledPolicies, cost: number): Promise<number[]> {
+    const { call } = compiled;
+    return this.redis.runBatched(call.script, keys, scriptArgs(call, cost, this.nextNonce));
+  }
+
+  async reset(keys: readonly string[]): Promise<void> {
+    // One DEL: the keys share the identity's hash tag, so one slot.
+    await this.redis.call('del', keys);
+  }
+
+  ping(): Promise<unknown> {
+    return this.redis.call('ping');
+  }
+}
