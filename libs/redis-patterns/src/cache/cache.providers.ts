@@ -1,9 +1,38 @@
-import type { Provider } from '@nestjs/common';
+import { Logger, type Provider } from '@nestjs/common';
+import { clientName } from '../core/connections/create-client';
+import { DEFAULT_CONNECTION } from '../core/options/resolve-options';
 import { CacheEvictAdvisor } from './advisors/cache-evict.advisor';
 import { CachePutAdvisor } from './advisors/cache-put.advisor';
 import { CacheableAdvisor } from './advisors/cacheable.advisor';
+import { RedisConnections } from '../core/connections/redis-connections';
+import { KeyBuilder } from '../core/keys/key-builder';
+import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
+import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
+import { CACHE_LOG_CONTEXT, CACHE_SETTINGS, type CacheSettings, resolveCacheSettings } from './cache.options';
 import { CacheRuntime } from './cache.runtime';
+import { CACHE_STORE, RedisCacheStore } from './cache.store';
+import { CacheKeys } from './engine/cache-keys';
 import { CacheService } from './cache.service';
 
 /** The providers (services, advisors, guards) of this pattern; the module provides and exports them all. */
-export const CACHE_PROVIDERS: Provider[] = [CacheRuntime, CacheService, CacheableAdvisor, CachePutAdvisor, CacheEvictAdvisor];
+export const CACHE_PROVIDERS: Provider[] = [
+  {
+    provide: CACHE_SETTINGS,
+    useFactory: (options: ResolvedRedisPatternsOptions) => resolveCacheSettings(options.cache),
+    inject: [RESOLVED_OPTIONS],
+  },
+  {
+    provide: CACHE_STORE,
+    useFactory: (options: ResolvedRedisPatternsOptions, settings: CacheSettings, connections: RedisConnections, keys: KeyBuilder) =>
+      new RedisCacheStore(connections.executor(settings.connection), new CacheKeys(keys), {
+        connectionName: clientName(options.keyPrefix, settings.connection ?? DEFAULT_CONNECTION, 'near-cache'),
+        logger: options.logger ?? new Logger(CACHE_LOG_CONTEXT),
+      }),
+    inject: [RESOLVED_OPTIONS, CACHE_SETTINGS, RedisConnections, KeyBuilder],
+  },
+  CacheRuntime,
+  CacheService,
+  CacheableAdvisor,
+  CachePutAdvisor,
+  CacheEvictAdvisor,
+];

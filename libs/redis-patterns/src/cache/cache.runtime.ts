@@ -1,17 +1,14 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { clientName } from '../core/connections/create-client';
-import { type RedisClient, RedisConnections } from '../core/connections/redis-connections';
 import { KeyBuilder } from '../core/keys/key-builder';
 import { describeValue } from '../core/options/option-checks';
-import { DEFAULT_CONNECTION } from '../core/options/resolve-options';
 import { InvalidOptionsError } from '../errors/invalid-options.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
-import { type CacheSettings, resolveCacheSettings } from './cache-options';
+import { CACHE_LOG_CONTEXT, CACHE_SETTINGS, type CacheSettings } from './cache.options';
 import { CacheEngine } from './engine/cache-engine';
 import { CacheHealth } from './engine/cache-health';
 import { CacheKeys } from './engine/cache-keys';
-import { RedisCacheStore } from './cache.store';
+import { CACHE_STORE, type CacheStore } from './cache.store';
 import type { EntryPolicy } from './engine/entry-policy';
 import { NearCache } from './near/near-cache';
 
@@ -22,7 +19,6 @@ import { NearCache } from './near/near-cache';
  */
 @Injectable()
 export class CacheRuntime implements OnModuleInit, BeforeApplicationShutdown {
-  readonly settings: CacheSettings;
   readonly keys: CacheKeys;
   readonly engine: CacheEngine;
   /** The in-process L1 (`cache.nearCache`); started when enabled for the module or by a decorator. */
@@ -36,28 +32,21 @@ export class CacheRuntime implements OnModuleInit, BeforeApplicationShutdown {
   readonly tagEpochTtlMs: number;
   private readonly connectTimeoutMs: number;
   private readonly shutdownTimeoutMs: number;
-  private readonly data: RedisClient;
-  private readonly connectionReady = (): void => this.engine.health.connectionReady();
+  private readonly stopWatchingReady: () => void;
 
-  constructor(@Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions, connections: RedisConnections, keyBuilder: KeyBuilder) {
-    this.settings = resolveCacheSettings(options.cache);
+  constructor(
+    @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
+    @Inject(CACHE_SETTINGS) readonly settings: CacheSettings,
+    @Inject(CACHE_STORE) store: CacheStore,
+    keyBuilder: KeyBuilder,
+  ) {
     this.keys = new CacheKeys(keyBuilder);
-    const logger = options.logger ?? new Logger('RedisPatterns:Cache');
-    const data = connections.get(this.settings.connection);
-    this.data = data;
-    data.on('ready', this.connectionReady);
-    this.engine = new CacheEngine(
-      new RedisCacheStore(connections.executor(this.settings.connection), this.keys),
-      new CacheHealth(this.settings, logger),
-      this.settings,
-    );
+    const logger = options.logger ?? new Logger(CACHE_LOG_CONTEXT);
+    this.engine = new CacheEngine(store, new CacheHealth(this.settings, logger), this.settings);
+    // A connection back after an outage closes the breaker at once, without waiting for the cooldown.
+    this.stopWatchingReady = store.onReady(() => this.engine.health.connectionReady());
     this.defaults = { ttlMs: this.settings.defaultTtlMs, jitter: this.settings.jitter, near: this.settings.nearCache.enabled };
-    this.near = new NearCache(this.settings.nearCache, {
-      data,
-      prefix: `${keyBuilder.key('cache')}:`,
-      connectionName: clientName(options.keyPrefix, this.settings.connection ?? DEFAULT_CONNECTION, 'near-cache'),
-      logger,
-    });
+    this.near = new NearCache(this.settings.nearCache, store);
     this.connectTimeoutMs = options.connectTimeoutMs;
     this.shutdownTimeoutMs = options.shutdownTimeoutMs;
     this.tagEpochTtlMs = Math.max(60_000, 2 * (this.settings.lockTtlMs + this.settings.lockWaitMs));
@@ -88,7 +77,7 @@ export class CacheRuntime implements OnModuleInit, BeforeApplicationShutdown {
 
   /** Lets running loads and background refreshes finish (bounded by `shutdownTimeoutMs`) before connections close. */
   async beforeApplicationShutdown(): Promise<void> {
-    this.data.off('ready', this.connectionReady);
+    this.stopWatchingReady();
     await this.engine.drain(this.shutdownTimeoutMs);
     await this.near.stop();
   }

@@ -1,5 +1,7 @@
+import type { LoggerService } from '@nestjs/common';
 import type { RedisExecutor } from '../core/scripts/redis-executor';
 import type { CacheKeys } from './engine/cache-keys';
+import { InvalidationListener, type InvalidationSink } from './near/invalidation-listener';
 import { FILL_LOCK_SCRIPT } from './scripts/fill-lock.script';
 import { INVALIDATE_ENTRY_SCRIPT } from './scripts/invalidate-entry.script';
 import { RELEASE_FILL_LOCK_SCRIPT } from './scripts/release-lock.script';
@@ -15,6 +17,15 @@ export interface TakenTag {
   readonly epoch: number;
   readonly ttlMs: number;
   readonly members: string[];
+}
+
+/** A running watch of entry changes (see {@link CacheStore.watchChanges}). */
+export interface ChangeWatch {
+  /** Resolves once changes are arriving, or after `timeoutMs` (the sink stays not live until then). */
+  start(timeoutMs: number): Promise<void>;
+  stop(): Promise<void>;
+  /** The connections the watch holds open (for diagnostics and tests). */
+  connections(): unknown[];
 }
 
 /**
@@ -46,7 +57,14 @@ export interface CacheStore {
   invalidateEntry(entry: string, tag: string, epoch: number, ttlMs: number): Promise<boolean>;
   /** Deletes an entry so that a fill loading when it was called does not write back what it loaded. */
   del(entry: string, lockTtlMs: number): Promise<boolean>;
+  /** Reports every change of an entry, by any client, to `sink` (the near cache's coherence). */
+  watchChanges(sink: InvalidationSink): ChangeWatch;
+  /** Calls `listener` each time the store's connection is ready again; returns what removes it. */
+  onReady(listener: () => void): () => void;
 }
+
+/** Injection token of the pattern's {@link CacheStore}. */
+export const CACHE_STORE = Symbol('RedisPatterns:CacheStore');
 
 /**
  * The cache on Redis. Nothing here sends a multi-key command across slots: scripts get keys of one hash tag, and
@@ -59,6 +77,7 @@ export class RedisCacheStore implements CacheStore {
   constructor(
     private readonly redis: RedisExecutor,
     private readonly keys: CacheKeys,
+    private readonly watcher: { readonly connectionName: string; readonly logger: LoggerService },
   ) {}
 
   get(entry: string): Promise<string | null> {
@@ -129,6 +148,18 @@ export class RedisCacheStore implements CacheStore {
         ([, deleted]) => deleted === 1,
       ),
     );
+  }
+
+  /** Server-assisted client-side caching over the entries' prefix: see InvalidationListener. */
+  watchChanges(sink: InvalidationSink): ChangeWatch {
+    const { connectionName, logger } = this.watcher;
+    return new InvalidationListener(this.redis.client, this.keys.entryPrefix(), connectionName, sink, logger);
+  }
+
+  onReady(listener: () => void): () => void {
+    const { client } = this.redis;
+    client.on('ready', listener);
+    return () => client.off('ready', listener);
   }
 
   private async changing<T>(entry: string, write: () => Promise<T>): Promise<T> {

@@ -1,5 +1,10 @@
 import type { Provider } from '@nestjs/common';
+import { RedisConnections } from '../core/connections/redis-connections';
+import { HEALTH_STORE, RedisHealthStore } from './health.store';
 import { RedisPatternsHealthIndicator } from './redis-patterns-health.indicator';
 
 /** The providers (services, advisors, guards) of this pattern; the module provides and exports them all. */
-export const HEALTH_PROVIDERS: Provider[] = [RedisPatternsHealthIndicator];
+export const HEALTH_PROVIDERS: Provider[] = [
+  { provide: HEALTH_STORE, useFactory: (connections: RedisConnections) => new RedisHealthStore(connections), inject: [RedisConnections] },
+  RedisPatternsHealthIndicator,
+];

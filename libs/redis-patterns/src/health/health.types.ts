@@ -1,5 +1,3 @@
-import type { NodeProbe } from './probe-node';
-
 /** The health of one configured connection. */
 export interface ConnectionHealth {
   status: 'up' | 'down';
@@ -32,4 +30,19 @@ export interface RedisHealthCheckOptions {
   timeoutMs?: number;
   /** Report a connection `down` when used memory exceeds this fraction of maxmemory (default: never). */
   maxMemoryRatio?: number;
+}
+
+/** What one Redis node reports about itself. */
+export interface NodeProbe {
+  /** Round trip of a PING, in ms. */
+  latencyMs: number;
+  /** `master` or `slave` (replica), from INFO replication. */
+  role: string;
+  /** `used_memory` in bytes. */
+  usedMemory: number;
+  /** `maxmemory` in bytes; 0 means no cap. */
+  maxmemory: number;
+  /** used / maxmemory, or `null` when there is no cap. */
+  memoryRatio: number | null;
+  maxmemoryPolicy: string;
 }

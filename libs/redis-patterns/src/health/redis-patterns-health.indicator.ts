@@ -1,11 +1,10 @@
-import { Injectable } from '@nestjs/common';
-import { Cluster, type Redis } from 'ioredis';
+import { Inject, Injectable } from '@nestjs/common';
 import { RedisConnections } from '../core/connections/redis-connections';
 import { redactSecrets } from '../core/connections/redact';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { RedisHealthCheckError } from './redis-health-check.error';
 import type { ConnectionHealth, RedisHealthCheckOptions, RedisHealthResult } from './health.types';
-import { probeNode } from './probe-node';
+import { HEALTH_STORE, type HealthStore } from './health.store';
 import { withDeadline } from '../core/time/with-deadline';
 
 /**
@@ -20,7 +19,10 @@ import { withDeadline } from '../core/time/with-deadline';
  */
 @Injectable()
 export class RedisPatternsHealthIndicator {
-  constructor(private readonly connections: RedisConnections) {}
+  constructor(
+    private readonly connections: RedisConnections,
+    @Inject(HEALTH_STORE) private readonly store: HealthStore,
+  ) {}
 
   /** Probes the connections; never throws for a down connection (the result says `down`). */
   async check(key = 'redis', options: RedisHealthCheckOptions = {}): Promise<RedisHealthResult> {
@@ -47,8 +49,7 @@ export class RedisPatternsHealthIndicator {
     const { kind, endpoint } = this.connections.describe(name);
     const base: ConnectionHealth = { status: 'down', kind, endpoint };
     try {
-      const client = this.connections.get(name);
-      const health = await withDeadline(this.probe(client), timeoutMs, () => {
+      const health = await withDeadline(this.store.probe(name), timeoutMs, () => {
         throw new Error(`no reply within ${timeoutMs} ms`);
       });
       const overMemory = maxMemoryRatio !== undefined && (health.memoryRatio ?? 0) > maxMemoryRatio;
@@ -61,27 +62,5 @@ export class RedisPatternsHealthIndicator {
     } catch (error) {
       return { ...base, error: redactSecrets(error instanceof Error ? error.message : String(error)) };
     }
-  }
-
-  private async probe(client: Redis | Cluster): Promise<Omit<ConnectionHealth, 'status' | 'kind' | 'endpoint'>> {
-    if (!(client instanceof Cluster)) {
-      const { maxmemoryPolicy: _policy, ...node } = await probeNode(client);
-      return { ...node };
-    }
-    const masters = client.nodes('master');
-    if (masters.length === 0) throw new Error('no cluster master is known');
-    const nodes = await Promise.all(
-      masters.map(async (node) => ({ endpoint: `${node.options.host}:${node.options.port}`, ...(await probeNode(node)) })),
-    );
-    const usedMemory = nodes.reduce((sum, n) => sum + n.usedMemory, 0);
-    const maxmemory = nodes.every((n) => n.maxmemory > 0) ? nodes.reduce((sum, n) => sum + n.maxmemory, 0) : 0;
-    return {
-      latencyMs: Math.max(...nodes.map((n) => n.latencyMs)),
-      role: 'cluster',
-      usedMemory,
-      maxmemory,
-      memoryRatio: Math.max(...nodes.map((n) => n.memoryRatio ?? 0)) || null,
-      nodes,
-    };
   }
 }

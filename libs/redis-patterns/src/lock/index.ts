@@ -4,7 +4,7 @@ export type { AcquireOptions, LockedWork, TryAcquireOptions } from './lock.servi
 export { Lock } from './lock';
 export { WithLock } from './with-lock.decorator';
 export type { WithLockOptions } from './with-lock.decorator';
-export type { LockOptions, RedlockOptions } from './lock-options';
+export type { LockOptions, RedlockOptions } from './lock.options';
 export { LockNotAcquiredError } from './lock-not-acquired.error';
 export type { LockFailureReason } from './lock-not-acquired.error';
 export { LockLostError } from './lock-lost.error';

@@ -2,7 +2,7 @@ import type { Provider } from '@nestjs/common';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { RedisConnections } from '../core/connections/redis-connections';
-import { LOCK_SETTINGS, type LockSettings, resolveLockSettings } from './lock-options';
+import { LOCK_SETTINGS, type LockSettings, resolveLockSettings } from './lock.options';
 import { createLockStore, LOCK_STORE } from './lock.store';
 import { LockService } from './lock.service';
 import { WithLockAdvisor } from './with-lock.advisor';

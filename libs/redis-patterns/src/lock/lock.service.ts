@@ -12,7 +12,7 @@ import { AutoExtender } from './auto-extender';
 import { backoffDelayMs, LocalWaiters } from './backoff';
 import { Lock, type LockContext } from './lock';
 import { checkMs, checkResource, type LockKeys, lockKeys } from './lock-keys';
-import { LOCK_SETTINGS, type LockSettings } from './lock-options';
+import { LOCK_SETTINGS, type LockSettings } from './lock.options';
 import { LOCK_STORE, type LockStore } from './lock.store';
 import { TokenSource } from './token-source';
 import { withDeadline } from '../core/time/with-deadline';

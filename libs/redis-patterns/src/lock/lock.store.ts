@@ -1,6 +1,6 @@
 import type { RedisConnections } from '../core/connections/redis-connections';
 import type { LockKeys } from './lock-keys';
-import type { LockSettings } from './lock-options';
+import type { LockSettings } from './lock.options';
 import { QuorumLockStore } from './quorum-lock-store';
 import { SingleLockStore } from './single-lock-store';
 

@@ -1,6 +1,6 @@
 // Public surface of this pattern: explicit named exports (`export type` for interfaces).
-export type { PubSubOptions } from './pubsub-options';
-export type { StreamsOptions } from './streams-options';
+export type { PubSubOptions } from './pubsub.options';
+export type { StreamsOptions } from './streams.options';
 export { PubSubService } from './pubsub.service';
 export type { Subscription } from './pubsub.service';
 export type { MessageHandler } from './handler-queue';

@@ -3,11 +3,11 @@ import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { RedisConnections } from '../core/connections/redis-connections';
 import { OnRedisMessageExplorer } from './on-redis-message.explorer';
-import { PUBSUB_SETTINGS, type PubSubSettings, resolvePubSubSettings } from './pubsub-options';
+import { PUBSUB_SETTINGS, type PubSubSettings, resolvePubSubSettings } from './pubsub.options';
 import { PUBSUB_STORE, RedisPubSubStore } from './pubsub.store';
 import { PubSubService } from './pubsub.service';
 import { StreamConsumerExplorer } from './stream-consumer.explorer';
-import { resolveStreamsSettings, STREAMS_SETTINGS, type StreamsSettings } from './streams-options';
+import { resolveStreamsSettings, STREAMS_SETTINGS, type StreamsSettings } from './streams.options';
 import { RedisStreamsStore, STREAMS_STORE } from './streams.store';
 import { StreamsService } from './streams.service';
 

@@ -5,7 +5,7 @@ import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { ChannelNames, checkChannelName, isChannelPattern } from './channel-names';
 import { HandlerQueue, type MessageHandler } from './handler-queue';
-import { PUBSUB_SETTINGS, type PubSubSettings } from './pubsub-options';
+import { PUBSUB_SETTINGS, type PubSubSettings } from './pubsub.options';
 import { PUBSUB_STORE, type PubSubStore } from './pubsub.store';
 
 /** A live subscription; `unsubscribe()` removes this handler only (other handlers of the channel keep theirs). */

@@ -1,7 +1,7 @@
 import { checkNumber } from '../core/options/option-checks';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { InvalidOptionsError } from '../errors/invalid-options.error';
-import { STREAMS_DEFAULTS, STREAMS_NUMBER_RULES, type StreamsOptions } from './streams-options';
+import { STREAMS_DEFAULTS, STREAMS_NUMBER_RULES, type StreamsOptions } from './streams.options';
 
 /** One entry handed to a stream handler. */
 export interface StreamMessage {

@@ -9,7 +9,7 @@ import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { DEAD_LETTER_FIELDS } from './dead-letter';
 import { type ConsumeOptions, type ResolvedConsumerSettings, resolveConsumerSettings } from './stream-consume-options';
 import { StreamConsumerLoop, type StreamConsumerHandle } from './stream-consumer';
-import { STREAMS_NUMBER_RULES, STREAMS_SETTINGS, type StreamsSettings } from './streams-options';
+import { STREAMS_NUMBER_RULES, STREAMS_SETTINGS, type StreamsSettings } from './streams.options';
 import { STREAMS_STORE, type StreamsStore } from './streams.store';
 
 type ConsumerOptionsSource = { kind: 'argument' | 'option'; path: string };

@@ -1,5 +1,5 @@
 // Public surface of this pattern: explicit named exports (`export type` for interfaces).
-export type { RateLimitOptions } from './rate-limit-options';
+export type { RateLimitOptions } from './rate-limit.options';
 export { RateLimiterService } from './rate-limiter.service';
 export type { RateLimitOutageStats } from './rate-limiter.service';
 export { RateLimit, SkipRateLimit } from './rate-limit.decorator';

@@ -2,7 +2,7 @@ import { type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { RateLimitIdentityError } from './rate-limit-identity.error';
 import { clientAddress } from './client-address';
-import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit-options';
+import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit.options';
 import type { ResolvedLimiter } from './resolve-limiter';
 
 type ClientRequest = Parameters<typeof clientAddress>[0];

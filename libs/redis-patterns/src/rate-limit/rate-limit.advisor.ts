@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../core/advice/method-advice.interface';
 import { RateLimitExceededError } from './rate-limit-exceeded.error';
 import { rateLimitHeaders } from './rate-limit-headers';
-import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit-options';
+import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit.options';
 import { RateLimitIdentity } from './rate-limit-identity';
 import { RateLimiterService } from './rate-limiter.service';
 import { type RateLimitMetadata, resolveLimiter } from './resolve-limiter';

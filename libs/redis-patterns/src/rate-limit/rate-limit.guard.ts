@@ -6,7 +6,7 @@ import { setResponseHeader } from '../core/advice/handler-call';
 import { RateLimitExceededError } from './rate-limit-exceeded.error';
 import { RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA } from './rate-limit.constants';
 import { rateLimitHeaders } from './rate-limit-headers';
-import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit-options';
+import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit.options';
 import type { RateLimitDecision } from './rate-limit-policy';
 import { RateLimitIdentity } from './rate-limit-identity';
 import { RateLimiterService } from './rate-limiter.service';

@@ -2,7 +2,7 @@ import type { Provider } from '@nestjs/common';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { RedisConnections } from '../core/connections/redis-connections';
-import { RATE_LIMIT_SETTINGS, type RateLimitSettings, resolveRateLimitSettings } from './rate-limit-options';
+import { RATE_LIMIT_SETTINGS, type RateLimitSettings, resolveRateLimitSettings } from './rate-limit.options';
 import { RATE_LIMIT_STORE, RedisRateLimitStore } from './rate-limit.store';
 import { RateLimitAdvisor } from './rate-limit.advisor';
 import { RateLimitGuard } from './rate-limit.guard';

@@ -7,7 +7,7 @@ import { describeValue } from '../core/options/option-checks';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { RateLimitUnavailableError } from './rate-limit-unavailable.error';
-import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit-options';
+import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit.options';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { checkCost, compilePolicies, type CompiledPolicies, type PolicyErrorFactory } from './compile-policies';
 import { MemoryRateLimiter } from './memory/memory-rate-limiter';

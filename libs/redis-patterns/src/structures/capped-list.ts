@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { KeyBuilder } from '../core/keys/key-builder';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
-import { CAPPED_LIST_SETTINGS, type CappedListSettings } from './capped-list-options';
+import { CAPPED_LIST_SETTINGS, type CappedListSettings } from './capped-list.options';
 import { CAPPED_LIST_STORE, type CappedListStore } from './capped-list.store';
 import { checkCount, checkIndex, checkName, checkTtlMs } from './structure-args';
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { KeyBuilder } from '../core/keys/key-builder';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
-import { LEADERBOARD_SETTINGS, type LeaderboardSettings } from './leaderboard-options';
+import { LEADERBOARD_SETTINGS, type LeaderboardSettings } from './leaderboard.options';
 import { dayOf, weekDays } from './leaderboard-period';
 import { LEADERBOARD_STORE, type LeaderboardStore } from './leaderboard.store';
 import type { LeaderboardEntry, LeaderboardScope, LeaderboardWriteOptions } from './leaderboard.types';

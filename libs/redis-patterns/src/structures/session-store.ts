@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { KeyBuilder } from '../core/keys/key-builder';
 import { decodeFields, encodeFields, type SessionData } from './session-codec';
-import { SESSIONS_SETTINGS, type SessionsSettings } from './sessions-options';
+import { SESSIONS_SETTINGS, type SessionsSettings } from './sessions.options';
 import { SESSIONS_STORE, type SessionsStore } from './sessions.store';
 import { checkName, checkTtlMs } from './structure-args';
 

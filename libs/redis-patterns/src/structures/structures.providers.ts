@@ -3,16 +3,16 @@ import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { RedisConnections } from '../core/connections/redis-connections';
 import { CappedList } from './capped-list';
-import { CAPPED_LIST_SETTINGS, type CappedListSettings, resolveCappedListSettings } from './capped-list-options';
+import { CAPPED_LIST_SETTINGS, type CappedListSettings, resolveCappedListSettings } from './capped-list.options';
 import { CAPPED_LIST_STORE, RedisCappedListStore } from './capped-list.store';
 import { Leaderboard } from './leaderboard';
-import { LEADERBOARD_SETTINGS, type LeaderboardSettings, resolveLeaderboardSettings } from './leaderboard-options';
+import { LEADERBOARD_SETTINGS, type LeaderboardSettings, resolveLeaderboardSettings } from './leaderboard.options';
 import { LEADERBOARD_STORE, RedisLeaderboardStore } from './leaderboard.store';
 import { SessionStore } from './session-store';
-import { resolveSessionsSettings, SESSIONS_SETTINGS, type SessionsSettings } from './sessions-options';
+import { resolveSessionsSettings, SESSIONS_SETTINGS, type SessionsSettings } from './sessions.options';
 import { RedisSessionsStore, SESSIONS_STORE } from './sessions.store';
 import { UniqueCounter } from './unique-counter';
-import { resolveUniqueCounterSettings, UNIQUE_COUNTER_SETTINGS, type UniqueCounterSettings } from './unique-counter-options';
+import { resolveUniqueCounterSettings, UNIQUE_COUNTER_SETTINGS, type UniqueCounterSettings } from './unique-counter.options';
 import { RedisUniqueCounterStore, UNIQUE_COUNTER_STORE } from './unique-counter.store';
 
 /** Each structure's settings, resolved once from its section of the module options. */

@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { KeyBuilder } from '../core/keys/key-builder';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { checkName, checkTtlMs } from './structure-args';
-import { UNIQUE_COUNTER_SETTINGS, type UniqueCounterSettings } from './unique-counter-options';
+import { UNIQUE_COUNTER_SETTINGS, type UniqueCounterSettings } from './unique-counter.options';
 import { UNIQUE_COUNTER_STORE, type UniqueCounterStore } from './unique-counter.store';
 
 const MAX_ITEMS_PER_CALL = 10_000;

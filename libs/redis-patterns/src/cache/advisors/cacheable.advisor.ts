@@ -65,7 +65,7 @@ function valueOf(result: { value: unknown }): unknown {
   return result.value;
 }
 
-/** A response that sets a cookie is personal: it is never stored (CACHE-7). */
+/** A response that sets a cookie is personal: it is never stored. */
 function setsCookie(response: unknown): boolean {
   const res = response as { getHeader?: (name: string) => unknown } | undefined;
   return typeof res?.getHeader === 'function' && res.getHeader('set-cookie') !== undefined;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CacheValueTooLargeError } from '../cache-value-too-large.error';
-import type { CacheSettings } from '../cache-options';
+import type { CacheSettings } from '../cache.options';
 import { decodeEntry, encodeEntry } from '../serialization/entry-envelope';
 import { type Fetched, type FoundEntry, found, NOTHING, type StorePredicate } from './cache-entry';
 

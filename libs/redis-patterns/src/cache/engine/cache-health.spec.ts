@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import { resolveCacheSettings } from '../cache-options';
+import { resolveCacheSettings } from '../cache.options';
 import { CacheHealth } from './cache-health';
 
 function health(overrides = {}) {

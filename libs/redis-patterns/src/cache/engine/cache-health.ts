@@ -2,7 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import { redactSecrets } from '../../core/connections/redact';
 import { ThrottledLog } from '../../core/logging/throttled-log';
 import { CircuitBreaker } from '../../core/resilience/circuit-breaker';
-import type { CacheSettings } from '../cache-options';
+import type { CacheSettings } from '../cache.options';
 
 /** Counters of the cache's outcomes since startup, as returned by `CacheService.stats()`. */
 export interface CacheStats {

@@ -15,6 +15,11 @@ import type { KeyBuilder } from '../../core/keys/key-builder';
 export class CacheKeys {
   constructor(private readonly keys: KeyBuilder) {}
 
+  /** What every entry key starts with (the near cache tracks changes under it). */
+  entryPrefix(): string {
+    return `${this.keys.key('cache')}:`;
+  }
+
   /** The entry key of a user key (one part) or of a decorator's default key (class.method, encoded arguments). */
   entry(...parts: string[]): string {
     return this.keys.slotGroup('cache', ...parts);

@@ -1,5 +1,5 @@
 import { L1Store } from './l1-store';
-import { resolveNearCacheSettings } from './near-cache-options';
+import { resolveNearCacheSettings } from './near-cache.options';
 
 const settings = (overrides: Record<string, unknown> = {}) => resolveNearCacheSettings({ enabled: true, ...overrides }, 'cache.nearCache');
 

@@ -1,4 +1,4 @@
-import type { NearCacheSettings } from './near-cache-options';
+import type { NearCacheSettings } from './near-cache.options';
 
 /** Counters and gauges of the near cache (L1), as returned by `CacheService.nearStats()`. */
 export interface NearCacheStats {

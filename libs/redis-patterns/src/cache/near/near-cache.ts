@@ -1,12 +1,10 @@
-import type { LoggerService } from '@nestjs/common';
-import type { RedisClient } from '../../core/connections/redis-connections';
 import type { FoundEntry } from '../engine/cache-entry';
 import type { CacheHealth } from '../engine/cache-health';
-import type { CacheStore } from '../cache.store';
+import type { CacheStore, ChangeWatch } from '../cache.store';
 import { deepFreeze } from './deep-freeze';
-import { InvalidationListener, type InvalidationSink } from './invalidation-listener';
+import type { InvalidationSink } from './invalidation-listener';
 import { L1Store, type NearCacheStats } from './l1-store';
-import type { NearCacheSettings } from './near-cache-options';
+import type { NearCacheSettings } from './near-cache.options';
 
 /** Returned by {@link NearCache.get} when L1 cannot answer. */
 export const NEAR_MISS: unique symbol = Symbol('near-cache miss');
@@ -28,12 +26,12 @@ export interface NearReadContext {
 export class NearCache implements InvalidationSink {
   readonly store: L1Store;
   private live = false;
-  private listener?: InvalidationListener;
+  private listener?: ChangeWatch;
   private starting?: Promise<void>;
 
   constructor(
     readonly settings: NearCacheSettings,
-    private readonly source: { data: RedisClient; prefix: string; connectionName: string; logger: LoggerService },
+    private readonly source: Pick<CacheStore, 'watchChanges'>,
   ) {
     this.store = new L1Store(settings);
   }
@@ -41,8 +39,7 @@ export class NearCache implements InvalidationSink {
   /** Starts listening for invalidations (idempotent). L1 is bypassed until the listener is subscribed. */
   start(timeoutMs: number): Promise<void> {
     if (!this.starting) {
-      const { data, prefix, connectionName, logger } = this.source;
-      this.listener = new InvalidationListener(data, prefix, connectionName, this, logger);
+      this.listener = this.source.watchChanges(this);
       this.starting = this.listener.start(timeoutMs);
     }
     return this.starting;
@@ -55,7 +52,7 @@ export class NearCache implements InvalidationSink {
   }
 
   /** The listener's dedicated connections (one per master). */
-  connections(): RedisClient[] {
+  connections(): unknown[] {
     return this.listener?.connections() ?? [];
   }
 

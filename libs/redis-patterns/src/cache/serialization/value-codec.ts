@@ -89,7 +89,7 @@ const SUSPICIOUS = /__proto__|constructor|prototype|\\u/;
 
 /**
  * Parses cached JSON safely: a `__proto__` key is dropped, as is a `constructor` or `prototype` key holding an
- * object, so merging the result into another object can never reach `Object.prototype` (CACHE-8). Typed values
+ * object, so merging the result into another object can never reach `Object.prototype`. Typed values
  * are revived when `typed` is set. The common case (neither) is a bare `JSON.parse`.
  */
 export function decodeValue(json: string, typed: boolean): unknown {

@@ -3,7 +3,7 @@ import { defineScript } from '../../core/scripts/redis-script';
 /**
  * Increments (ZINCRBY, never read-modify-write) or sets a member's score, range-checked first, then renews the
  * board's TTL and trims it to its best `maxSize` members — one atomic step. A write that would leave the exact
- * integer range of a double (|score| > 2^53 - 1) is refused and writes nothing (RELIABILITY LB-2).
+ * integer range of a double (|score| > 2^53 - 1) is refused and writes nothing.
  *
  * KEYS[1]  the board (sorted set)
  * ARGV[1]  'incr' or 'set'

@@ -3,7 +3,7 @@ import { defineScript } from '../../core/scripts/redis-script';
 /**
  * Field-level update of an existing session. The existence check and the writes are one script, so an update
  * still in flight when the session is destroyed (or expires) finds no key and writes nothing: a logout can never
- * be undone by a slow request (RELIABILITY SESS-2). HSET/HDEL keep the key's TTL.
+ * be undone by a slow request. HSET/HDEL keep the key's TTL.
  *
  * KEYS[1]  the session hash
  * ARGV[1]  n, the number of field/value pairs that follow

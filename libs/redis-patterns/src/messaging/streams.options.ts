@@ -1,10 +1,4 @@
-import {
-  checkConnectionName,
-  checkKnownKeys,
-  checkObject,
-  checkOptionalNumber,
-  type SectionValidator,
-} from '../core/options/option-checks';
+import { optionsSection, type SectionField } from '../core/options/options-section';
 
 /**
  * Options of the `streams` section of RedisPatternsModuleOptions: the connection, and defaults for every
@@ -49,14 +43,6 @@ export type StreamsSettings = Readonly<Omit<Required<StreamsOptions>, 'connectio
 /** Injection token of the resolved {@link StreamsSettings}. */
 export const STREAMS_SETTINGS = Symbol('StreamsSettings');
 
-/** Applies the defaults to a validated `streams` section (an option given as undefined keeps its default). */
-export function resolveStreamsSettings(section: StreamsOptions = {}): StreamsSettings {
-  const settings: Record<string, unknown> = { connection: section.connection };
-  for (const [name, fallback] of Object.entries(STREAMS_DEFAULTS))
-    settings[name] = section[name as keyof typeof STREAMS_DEFAULTS] ?? fallback;
-  return Object.freeze(settings) as StreamsSettings;
-}
-
 /** The numeric options and their rules; `consume()` arguments and `@StreamConsumer` options reuse them. */
 export const STREAMS_NUMBER_RULES = {
   maxLen: { min: 1, integer: true },
@@ -69,14 +55,17 @@ export const STREAMS_NUMBER_RULES = {
   deadLetterMaxLen: { min: 1, integer: true },
 } as const;
 
-const KNOWN_KEYS = ['connection', ...Object.keys(STREAMS_NUMBER_RULES)];
+const STREAMS_SECTION = optionsSection<StreamsSettings>(
+  Object.fromEntries(
+    Object.entries(STREAMS_NUMBER_RULES).map(([name, rule]) => [
+      name,
+      { number: rule, default: STREAMS_DEFAULTS[name as keyof typeof STREAMS_DEFAULTS] },
+    ]),
+  ) as Record<keyof typeof STREAMS_NUMBER_RULES, SectionField>,
+);
+
+/** Applies the defaults to a validated `streams` section (an option given as undefined keeps its default). */
+export const resolveStreamsSettings: (section?: StreamsOptions) => StreamsSettings = STREAMS_SECTION.resolve;
 
 /** Validates the `streams` section at startup; every error names the offending option. */
-export const validateStreamsOptions: SectionValidator = (value, path, context) => {
-  const section = checkObject(value, path);
-  checkKnownKeys(section, path, KNOWN_KEYS);
-  checkConnectionName(section.connection, `${path}.connection`, context);
-  for (const [name, rule] of Object.entries(STREAMS_NUMBER_RULES)) {
-    checkOptionalNumber(section[name], `${path}.${name}`, rule);
-  }
-};
+export const validateStreamsOptions = STREAMS_SECTION.validate;

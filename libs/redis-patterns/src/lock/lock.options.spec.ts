@@ -1,5 +1,5 @@
 import { InvalidOptionsError } from '../errors/invalid-options.error';
-import { DEFAULT_FENCE_TTL_MS, resolveLockSettings, validateLockOptions } from './lock-options';
+import { DEFAULT_FENCE_TTL_MS, resolveLockSettings, validateLockOptions } from './lock.options';
 
 const context = { connectionNames: new Set(['default', 'a', 'b', 'c']) };
 const optionOf = (value: unknown): string | undefined => {

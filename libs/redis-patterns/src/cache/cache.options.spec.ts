@@ -1,5 +1,5 @@
 import { InvalidOptionsError } from '../errors/invalid-options.error';
-import { resolveCacheSettings, validateCacheOptions } from './cache-options';
+import { resolveCacheSettings, validateCacheOptions } from './cache.options';
 
 const context = { connectionNames: new Set(['default', 'cache']) };
 

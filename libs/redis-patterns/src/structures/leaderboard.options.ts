@@ -1,11 +1,4 @@
-import {
-  checkBoolean,
-  checkConnectionName,
-  checkKnownKeys,
-  checkObject,
-  checkOptionalNumber,
-  type SectionValidator,
-} from '../core/options/option-checks';
+import { optionsSection } from '../core/options/options-section';
 
 /** Options of the `leaderboard` section of RedisPatternsModuleOptions. */
 export interface LeaderboardOptions {
@@ -40,28 +33,17 @@ export interface LeaderboardSettings {
 /** Injection token of the resolved {@link LeaderboardSettings}. */
 export const LEADERBOARD_SETTINGS = Symbol('LeaderboardSettings');
 
-/** Applies the defaults to a validated `leaderboard` section. */
-export function resolveLeaderboardSettings(section: LeaderboardOptions = {}): LeaderboardSettings {
-  return Object.freeze({
-    connection: section.connection,
-    defaultTtlMs: section.defaultTtlMs ?? 86_400_000,
-    dailyTtlMs: section.dailyTtlMs ?? 8 * 86_400_000,
-    weekTtlMs: section.weekTtlMs ?? 60_000,
-    maxSize: section.maxSize ?? 0,
-    integerScores: section.integerScores ?? true,
-  });
-}
+const LEADERBOARD_SECTION = optionsSection<LeaderboardSettings>({
+  defaultTtlMs: { number: { min: 1, integer: true, unit: 'ms' }, default: 86_400_000 },
+  dailyTtlMs: { number: { min: 1, integer: true, unit: 'ms' }, default: 8 * 86_400_000 },
+  weekTtlMs: { number: { min: 1, integer: true, unit: 'ms' }, default: 60_000 },
+  // Absent means unbounded (0 in the settings); a given bound is at least 1.
+  maxSize: { number: { min: 1, integer: true }, default: 0 },
+  integerScores: { boolean: true, default: true },
+});
 
-const KNOWN_KEYS = ['connection', 'defaultTtlMs', 'dailyTtlMs', 'weekTtlMs', 'maxSize', 'integerScores'] as const;
+/** Applies the defaults to a validated `leaderboard` section. */
+export const resolveLeaderboardSettings: (section?: LeaderboardOptions) => LeaderboardSettings = LEADERBOARD_SECTION.resolve;
 
 /** Validates the `leaderboard` section at startup; every error names the offending option. */
-export const validateLeaderboardOptions: SectionValidator = (value, path, context) => {
-  const section = checkObject(value, path);
-  checkKnownKeys(section, path, KNOWN_KEYS);
-  checkConnectionName(section.connection, `${path}.connection`, context);
-  for (const ttl of ['defaultTtlMs', 'dailyTtlMs', 'weekTtlMs'] as const) {
-    checkOptionalNumber(section[ttl], `${path}.${ttl}`, { min: 1, integer: true, unit: 'ms' });
-  }
-  checkOptionalNumber(section.maxSize, `${path}.maxSize`, { min: 1, integer: true });
-  checkBoolean(section.integerScores, `${path}.integerScores`);
-};
+export const validateLeaderboardOptions = LEADERBOARD_SECTION.validate;

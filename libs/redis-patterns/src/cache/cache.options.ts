@@ -7,7 +7,7 @@ import {
   invalid,
   type SectionValidator,
 } from '../core/options/option-checks';
-import { type NearCacheOptions, type NearCacheSettings, resolveNearCacheSettings } from './near/near-cache-options';
+import { type NearCacheOptions, type NearCacheSettings, resolveNearCacheSettings } from './near/near-cache.options';
 
 /** Options of the `cache` section of RedisPatternsModuleOptions. TTLs in seconds, durations ending in `Ms` in ms. */
 export interface CacheOptions {
@@ -79,6 +79,12 @@ export const validateCacheOptions: SectionValidator = (value, path, context) => 
   checkConnectionName(section.connection, `${path}.connection`, context);
   resolveCacheSettings(section as CacheOptions, path);
 };
+
+/** The logger context of the cache's messages. */
+export const CACHE_LOG_CONTEXT = 'RedisPatterns:Cache';
+
+/** Injection token of the cache's {@link CacheSettings}, resolved once at startup. */
+export const CACHE_SETTINGS = Symbol('CacheSettings');
 
 /** Applies the defaults of the `cache` section (and validates it, so a direct call fails the same way). */
 export function resolveCacheSettings(section: CacheOptions = {}, path = 'cache'): CacheSettings {

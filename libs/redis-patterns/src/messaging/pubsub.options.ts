@@ -1,10 +1,4 @@
-import {
-  checkConnectionName,
-  checkKnownKeys,
-  checkObject,
-  checkOptionalNumber,
-  type SectionValidator,
-} from '../core/options/option-checks';
+import { optionsSection } from '../core/options/options-section';
 
 /** Options of the `pubsub` section of RedisPatternsModuleOptions. */
 export interface PubSubOptions {
@@ -26,17 +20,12 @@ export interface PubSubSettings {
 /** Injection token of the resolved {@link PubSubSettings}. */
 export const PUBSUB_SETTINGS = Symbol('PubSubSettings');
 
-/** Applies the defaults to a validated `pubsub` section. */
-export function resolvePubSubSettings(section: PubSubOptions = {}): PubSubSettings {
-  return Object.freeze({ connection: section.connection, maxQueuedMessages: section.maxQueuedMessages ?? 10_000 });
-}
+const PUBSUB_SECTION = optionsSection<PubSubSettings>({
+  maxQueuedMessages: { number: { min: 1, integer: true }, default: 10_000 },
+});
 
-const KNOWN_KEYS = ['connection', 'maxQueuedMessages'] as const;
+/** Applies the defaults to a validated `pubsub` section. */
+export const resolvePubSubSettings: (section?: PubSubOptions) => PubSubSettings = PUBSUB_SECTION.resolve;
 
 /** Validates the `pubsub` section at startup; every error names the offending option. */
-export const validatePubSubOptions: SectionValidator = (value, path, context) => {
-  const section = checkObject(value, path);
-  checkKnownKeys(section, path, KNOWN_KEYS);
-  checkConnectionName(section.connection, `${path}.connection`, context);
-  checkOptionalNumber(section.maxQueuedMessages, `${path}.maxQueuedMessages`, { min: 1, integer: true });
-};
+export const validatePubSubOptions = PUBSUB_SECTION.validate;

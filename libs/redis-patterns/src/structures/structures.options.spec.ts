@@ -1,9 +1,9 @@
 import { InvalidOptionsError } from '../errors/invalid-options.error';
 import { resolveOptions } from '../redis-patterns.options';
-import { resolveCappedListSettings } from './capped-list-options';
-import { resolveLeaderboardSettings } from './leaderboard-options';
-import { resolveSessionsSettings } from './sessions-options';
-import { resolveUniqueCounterSettings } from './unique-counter-options';
+import { resolveCappedListSettings } from './capped-list.options';
+import { resolveLeaderboardSettings } from './leaderboard.options';
+import { resolveSessionsSettings } from './sessions.options';
+import { resolveUniqueCounterSettings } from './unique-counter.options';
 
 describe('structures option sections', () => {
   it.each([

@@ -1,0 +1,64 @@
+import { Cluster, type Redis } from 'ioredis';
+import type { RedisConnections } from '../core/connections/redis-connections';
+import { RedisExecutor } from '../core/scripts/redis-executor';
+import type { ConnectionHealth, NodeProbe } from './health.types';
+import { parseInfo } from './parse-info';
+
+/** What a probe of one connection found (the indicator adds status, kind and endpoint). */
+export type ConnectionProbe = Omit<ConnectionHealth, 'status' | 'kind' | 'endpoint'>;
+
+/** Where the health indicator's probes go: one probe per configured connection. Rejects when it cannot answer. */
+export interface HealthStore {
+  probe(connection: string): Promise<ConnectionProbe>;
+}
+
+/** Injection token of the pattern's {@link HealthStore}. */
+export const HEALTH_STORE = Symbol('RedisPatterns:HealthStore');
+
+/** Probes Redis: PING latency, role and memory of the server, or of every master of a cluster. */
+export class RedisHealthStore implements HealthStore {
+  constructor(private readonly connections: RedisConnections) {}
+
+  async probe(connection: string): Promise<ConnectionProbe> {
+    const client = this.connections.get(connection);
+    if (!(client instanceof Cluster)) {
+      const { maxmemoryPolicy: _policy, ...node } = await probeNode(client);
+      return node;
+    }
+    const masters = client.nodes('master');
+    if (masters.length === 0) throw new Error('no cluster master is known');
+    const nodes = await Promise.all(
+      masters.map(async (node) => ({ endpoint: `${node.options.host}:${node.options.port}`, ...(await probeNode(node)) })),
+    );
+    const usedMemory = nodes.reduce((sum, n) => sum + n.usedMemory, 0);
+    const maxmemory = nodes.every((n) => n.maxmemory > 0) ? nodes.reduce((sum, n) => sum + n.maxmemory, 0) : 0;
+    return {
+      latencyMs: Math.max(...nodes.map((n) => n.latencyMs)),
+      role: 'cluster',
+      usedMemory,
+      maxmemory,
+      memoryRatio: Math.max(...nodes.map((n) => n.memoryRatio ?? 0)) || null,
+      nodes,
+    };
+  }
+}
+
+/** PING (timed), then INFO replication and memory from one node. */
+export async function probeNode(node: Redis): Promise<NodeProbe> {
+  const redis = RedisExecutor.of(node);
+  const started = performance.now();
+  await redis.call('ping');
+  const latencyMs = Math.round((performance.now() - started) * 100) / 100;
+  const [replication, memory] = await Promise.all([redis.call<string>('info', 'replication'), redis.call<string>('info', 'memory')]);
+  const info = parseInfo(`${replication}\n${memory}`);
+  const usedMemory = Number(info.used_memory ?? 0);
+  const maxmemory = Number(info.maxmemory ?? 0);
+  return {
+    latencyMs,
+    role: info.role ?? 'unknown',
+    usedMemory,
+    maxmemory,
+    memoryRatio: maxmemory > 0 ? Math.round((usedMemory / maxmemory) * 10_000) / 10_000 : null,
+    maxmemoryPolicy: info.maxmemory_policy ?? 'unknown',
+  };
+}
