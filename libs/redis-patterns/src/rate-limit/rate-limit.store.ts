@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { ReplyError } from 'ioredis';
 import type { RedisExecutor } from '../core/scripts/redis-executor';
 import type { CompiledPolicies } from './compile-policies';
 import { scriptArgs } from './script-call';
@@ -14,6 +15,8 @@ export interface RateLimitStore {
   reset(keys: readonly string[]): Promise<void>;
   /** Resolves when the store answers again (the breaker's probe after an outage). */
   ping(): Promise<unknown>;
+  /** Whether a failure means the store is unreachable (opening the breaker), not that it answered with an error. */
+  isOutage(error: unknown): boolean;
 }
 
 /** Injection token of the pattern's {@link RateLimitStore}. */
@@ -43,5 +46,10 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   ping(): Promise<unknown> {
     return this.redis.call('ping');
+  }
+
+  /** A reply error (a script error, OOM) shows Redis is reachable; anything else (timeout, closed) is an outage. */
+  isOutage(error: unknown): boolean {
+    return !(error instanceof ReplyError);
   }
 }

@@ -1,5 +1,4 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService } from '@nestjs/common';
-import { ReplyError } from 'ioredis';
 import { KeyBuilder } from '../core/keys/key-builder';
 import { ThrottledLog } from '../core/logging/throttled-log';
 import { CircuitBreaker } from '../core/resilience/circuit-breaker';
@@ -47,7 +46,7 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     threshold: 1,
     probe: () => this.store.ping(),
     probeMs: 250,
-    counts: (error) => !(error instanceof ReplyError),
+    counts: (error) => this.store.isOutage(error),
   });
   private readonly logger: LoggerService;
   private readonly stats: RateLimitOutageStats = { failedOpen: 0, failedClosed: 0, inMemory: 0 };
