@@ -22,6 +22,7 @@ export { InjectRedis } from './core/connections/inject-redis.decorator';
 export { InvalidOptionsError } from './errors/invalid-options.error';
 export { InvalidArgumentError } from './errors/invalid-argument.error';
 export { ConnectionNotFoundError } from './errors/connection-not-found.error';
+export { NoRedisInMemoryModeError } from './errors/no-redis-in-memory-mode.error';
 export { RedisPatternsNotBoundError } from './errors/redis-patterns-not-bound.error';
 export { UnsupportedHandlerError } from './errors/unsupported-handler.error';
 export { HttpMappableDomainError } from './errors/http-mappable';

@@ -1,7 +1,7 @@
 /** The health of one configured connection. */
 export interface ConnectionHealth {
   status: 'up' | 'down';
-  kind: 'standalone' | 'cluster' | 'sentinel';
+  kind: 'standalone' | 'cluster' | 'sentinel' | 'memory';
   /** Host and port (never credentials). */
   endpoint: string;
   /** Slowest PING among the probed nodes, in ms. */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { withDeadline } from '../../core/time/with-deadline';
 import { CacheValueTooLargeError } from '../cache-value-too-large.error';
 import type { CacheSettings } from '../cache.options';
 import { decodeEntry, encodeEntry } from '../serialization/entry-envelope';
@@ -167,7 +168,7 @@ export class CacheEngine {
   async drain(timeoutMs: number): Promise<void> {
     const running = this.flights.all();
     if (running.length === 0) return;
-    await Promise.race([Promise.allSettled(running), sleep(timeoutMs, undefined, { ref: false })]);
+    await withDeadline(Promise.allSettled(running), timeoutMs, () => undefined);
   }
 
   private async fill<T>(entry: string, loader: () => Promise<T>, policy: EntryPolicy, keep?: StorePredicate): Promise<Fetched<T>> {

@@ -3,7 +3,7 @@ import type { RedisConnectionConfig } from '../options/connection-config.interfa
 import { failFastOptions } from './fail-fast-defaults';
 
 /** Which kind of deployment a connection talks to. */
-export type ConnectionKind = 'standalone' | 'cluster' | 'sentinel';
+export type ConnectionKind = 'standalone' | 'cluster' | 'sentinel' | 'memory';
 
 /** A client the module holds, with whether the module created it (and so must close it). */
 export interface ManagedClient {

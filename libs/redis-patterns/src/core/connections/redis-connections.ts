@@ -1,6 +1,8 @@
 import { Logger, type LoggerService, type OnApplicationShutdown } from '@nestjs/common';
 import { Cluster, type Redis } from 'ioredis';
 import { ConnectionNotFoundError } from '../../errors/connection-not-found.error';
+import { NoRedisInMemoryModeError } from '../../errors/no-redis-in-memory-mode.error';
+import { MemoryKeyspace } from '../memory/memory-keyspace';
 import { DEFAULT_CONNECTION, type ResolvedCoreOptions } from '../options/resolve-options';
 import { clientName, createClient, type ManagedClient } from './create-client';
 import { DEDICATED_CONNECTION_OVERRIDES } from './fail-fast-defaults';
@@ -24,14 +26,26 @@ export class RedisConnections implements OnApplicationShutdown {
   private readonly watchers: Array<{ start(): void; stop(): void }> = [];
   private readonly logger: LoggerService;
   private closed = false;
+  /**
+   * In memory mode (`connection: 'memory://'`), the keys every pattern's in-memory store keeps; undefined when the
+   * module talks to Redis. One per module instance, so two applications in one process share nothing.
+   */
+  readonly memory?: MemoryKeyspace;
 
   private constructor(private readonly options: ResolvedCoreOptions) {
     this.logger = options.logger ?? new Logger('RedisPatterns');
+    if (options.inMemory) this.memory = new MemoryKeyspace();
   }
 
   /** Creates every configured connection and waits (up to `connectTimeoutMs`) for each to be ready. */
   static async open(options: ResolvedCoreOptions): Promise<RedisConnections> {
     const connections = new RedisConnections(options);
+    if (connections.memory) {
+      connections.logger.warn(
+        'Running in memory (connection "memory://"): caches, limits and locks live in this process only. For unit tests, never for a deployment.',
+      );
+      return connections;
+    }
     for (const [name, config] of options.connections) {
       const managed = createClient(config, {
         name,
@@ -69,6 +83,7 @@ export class RedisConnections implements OnApplicationShutdown {
 
   /** The client of a configured connection (`'default'` is the `connection` option). */
   get(name: string = DEFAULT_CONNECTION): RedisClient {
+    if (this.memory) throw new NoRedisInMemoryModeError(`The Redis client of connection "${name}"`);
     const managed = this.managed.get(name);
     if (!managed) throw new ConnectionNotFoundError(name, [...this.managed.keys()]);
     return managed.client;
@@ -84,16 +99,17 @@ export class RedisConnections implements OnApplicationShutdown {
 
   /** Whether a connection of that name was configured. */
   has(name: string): boolean {
-    return this.managed.has(name);
+    return this.options.connections.has(name);
   }
 
   /** The configured connection names, `'default'` first. */
   names(): string[] {
-    return [...this.managed.keys()];
+    return [...this.options.connections.keys()];
   }
 
   /** Kind, endpoint (never credentials) and ownership of a connection, for health and diagnostics. */
   describe(name: string = DEFAULT_CONNECTION): Pick<ManagedClient, 'kind' | 'endpoint' | 'owned'> {
+    if (this.memory && this.has(name)) return { kind: 'memory', endpoint: 'memory://', owned: true };
     const managed = this.managed.get(name);
     if (!managed) throw new ConnectionNotFoundError(name, [...this.managed.keys()]);
     return { kind: managed.kind, endpoint: managed.endpoint, owned: managed.owned };
@@ -105,6 +121,7 @@ export class RedisConnections implements OnApplicationShutdown {
    * closes it earlier.
    */
   createDedicated(purpose: string, name: string = DEFAULT_CONNECTION): RedisClient {
+    if (this.memory) throw new NoRedisInMemoryModeError(`A dedicated connection (${purpose})`);
     if (this.closed) throw new Error('RedisConnections is closed: no new dedicated connection can be opened.');
     const base = this.get(name);
     const overrides = { ...DEDICATED_CONNECTION_OVERRIDES, connectionName: clientName(this.options.keyPrefix, name, purpose) };

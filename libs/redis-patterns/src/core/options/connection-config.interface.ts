@@ -1,6 +1,9 @@
 import type { Cluster, ClusterNode, ClusterOptions, Redis, RedisOptions, SentinelAddress } from 'ioredis';
 
-/** A Redis URL: `redis://[user:password@]host:port[/db]`, or `rediss://…` for TLS. */
+/**
+ * A Redis URL: `redis://[user:password@]host:port[/db]`, or `rediss://…` for TLS; or `memory://` (every pattern in
+ * this process, for unit tests).
+ */
 export type RedisUrl = string;
 
 /** A Redis Cluster: the seed nodes and optional ioredis cluster options. */

@@ -3,7 +3,11 @@ import type { RedisConnectionConfig } from './connection-config.interface';
 
 /** The options of RedisPatternsModule that core owns; each pattern adds its own section. */
 export interface CoreModuleOptions {
-  /** The default connection. Defaults to `redis://127.0.0.1:6379`. */
+  /**
+   * The default connection. Defaults to `redis://127.0.0.1:6379`. `'memory://'` runs every pattern in this process
+   * with no Redis, for unit tests (a warning at startup; refused when `NODE_ENV=production` unless
+   * `allowMemoryInProduction`).
+   */
   connection?: RedisConnectionConfig;
   /** Named extra connections, e.g. `{ queue: 'redis://…' }`; pattern sections may name one. */
   connections?: Record<string, RedisConnectionConfig>;
@@ -23,4 +27,6 @@ export interface CoreModuleOptions {
   shutdownTimeoutMs?: number;
   /** Logger for connection events and pattern failures; defaults to Nest's Logger. */
   logger?: LoggerService;
+  /** Allows `connection: 'memory://'` when `NODE_ENV=production` (default false). */
+  allowMemoryInProduction?: boolean;
 }

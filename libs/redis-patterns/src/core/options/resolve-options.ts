@@ -10,7 +10,7 @@ import {
   type SectionValidator,
 } from './option-checks';
 import type { CoreModuleOptions } from './core-module-options.interface';
-import { validateConnectionConfig } from './validate-connection-config';
+import { MEMORY_CONNECTION, validateConnectionConfig } from './validate-connection-config';
 
 /** The name of the connection given as `connection`. */
 export const DEFAULT_CONNECTION = 'default';
@@ -23,9 +23,20 @@ export interface ResolvedCoreOptions {
   readonly connectTimeoutMs: number;
   readonly shutdownTimeoutMs: number;
   readonly logger?: LoggerService;
+  /** `connection: 'memory://'`: every pattern runs in this process, no Redis (unit tests). */
+  readonly inMemory: boolean;
 }
 
-const CORE_KEYS = ['connection', 'connections', 'keyPrefix', 'commandTimeoutMs', 'connectTimeoutMs', 'shutdownTimeoutMs', 'logger'];
+const CORE_KEYS = [
+  'connection',
+  'connections',
+  'keyPrefix',
+  'commandTimeoutMs',
+  'connectTimeoutMs',
+  'shutdownTimeoutMs',
+  'logger',
+  'allowMemoryInProduction',
+];
 
 const CONNECTION_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
@@ -56,6 +67,8 @@ export function resolveCoreOptions(
     }
   }
 
+  const inMemory = checkMemoryMode(options, connections);
+
   const keyPrefix =
     options.keyPrefix === undefined
       ? 'rp'
@@ -80,5 +93,36 @@ export function resolveCoreOptions(
     connectTimeoutMs: checkNumber(options.connectTimeoutMs ?? 5000, 'connectTimeoutMs', { exclusiveMin: 0, unit: 'ms' }),
     shutdownTimeoutMs: checkNumber(options.shutdownTimeoutMs ?? 2000, 'shutdownTimeoutMs', { min: 0, unit: 'ms' }),
     logger: options.logger,
+    inMemory,
   };
+}
+
+/**
+ * Memory mode is all or nothing (one process has no second deployment to reach), and it is refused where a real
+ * deployment is expected: a limit or a lock kept in one process's memory is no limit or lock for the others.
+ */
+function checkMemoryMode(options: CoreModuleOptions, connections: ReadonlyMap<string, RedisConnectionConfig>): boolean {
+  const inMemory = connections.get(DEFAULT_CONNECTION) === MEMORY_CONNECTION;
+  for (const [name, config] of connections) {
+    if (name !== DEFAULT_CONNECTION && (config === MEMORY_CONNECTION) !== inMemory) {
+      invalid(
+        `connections.${name}`,
+        inMemory
+          ? '"memory://" as well (in memory mode every connection is)'
+          : 'a Redis connection ("memory://" only when `connection` is)',
+        inMemory ? 'a Redis connection' : MEMORY_CONNECTION,
+      );
+    }
+  }
+  if (options.allowMemoryInProduction !== undefined && typeof options.allowMemoryInProduction !== 'boolean') {
+    invalid('allowMemoryInProduction', 'true or false', options.allowMemoryInProduction);
+  }
+  if (inMemory && process.env.NODE_ENV === 'production' && options.allowMemoryInProduction !== true) {
+    invalid(
+      'connection',
+      'a Redis connection when NODE_ENV=production ("memory://" keeps limits, locks and caches in one process; set allowMemoryInProduction: true to run it anyway)',
+      MEMORY_CONNECTION,
+    );
+  }
+  return inMemory;
 }

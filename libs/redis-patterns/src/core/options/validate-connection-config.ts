@@ -1,13 +1,17 @@
 import { InvalidOptionsError } from '../../errors/invalid-options.error';
 import { checkObject, invalid, isPlainObject } from './option-checks';
 
-const URL_EXPECTED = 'a redis:// or rediss:// URL such as "redis://user:password@host:6379/0"';
+const URL_EXPECTED = 'a redis:// or rediss:// URL such as "redis://user:password@host:6379/0" (or "memory://" for unit tests)';
+
+/** The connection that runs every pattern in this process, for unit tests (see `RedisConnections.memory`). */
+export const MEMORY_CONNECTION = 'memory://';
 
 /**
  * Validates one connection config. URLs are parsed here, not at connect time, so a typo fails startup with
  * the option's name. Credentials are never echoed back in the message.
  */
 export function validateConnectionConfig(value: unknown, path: string): void {
+  if (value === MEMORY_CONNECTION) return;
   if (typeof value === 'string') return validateRedisUrl(value, path);
   const config = checkObject(value, path);
   if ('cluster' in config) return validateCluster(config.cluster, `${path}.cluster`);
