@@ -1,3 +1,4 @@
+import { absentClient } from './core/memory/absent-client';
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { APP_FILTER, DiscoveryModule } from '@nestjs/core';
 import { CACHE_PROVIDERS } from './cache/cache.providers';
@@ -74,7 +75,7 @@ function withConnectionTokens(definition: DynamicModule, configured: string[]): 
   const names = new Set([...requestedConnectionNames(), ...configured]);
   const tokens: Provider[] = [...names].map((name) => ({
     provide: getRedisConnectionToken(name),
-    useFactory: (connections: RedisConnections) => connections.get(name),
+    useFactory: (connections: RedisConnections) => (connections.memory ? absentClient(name) : connections.get(name)),
     inject: [RedisConnections],
   }));
   return {

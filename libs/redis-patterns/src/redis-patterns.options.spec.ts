@@ -43,6 +43,38 @@ describe('resolveOptions', () => {
     expect(error.message).toMatch(message);
   });
 
+  describe('memory mode', () => {
+    const nodeEnv = process.env.NODE_ENV;
+    afterEach(() => {
+      process.env.NODE_ENV = nodeEnv;
+    });
+
+    it('is on when the connection is memory:// (every connection then is)', () => {
+      expect(resolveOptions({ connection: 'memory://' }).inMemory).toBe(true);
+      expect(resolveOptions({ connection: 'memory://', connections: { queue: 'memory://' } }).inMemory).toBe(true);
+      expect(resolveOptions({}).inMemory).toBe(false);
+    });
+
+    it.each([
+      [{ connection: 'memory://', connections: { queue: 'redis://x' } }, 'connections.queue', /"memory:\/\/" as well/],
+      [{ connections: { queue: 'memory://' } }, 'connections.queue', /only when `connection` is/],
+      [{ connection: 'memory://', allowMemoryInProduction: 'yes' }, 'allowMemoryInProduction', /true or false/],
+    ])('rejects %j naming %s', (options, option, message) => {
+      const error = failure(options);
+      expect(error.option).toBe(option);
+      expect(error.message).toMatch(message);
+    });
+
+    it('is refused under NODE_ENV=production unless allowed', () => {
+      process.env.NODE_ENV = 'production';
+      const error = failure({ connection: 'memory://' });
+      expect(error.option).toBe('connection');
+      expect(error.message).toMatch(/NODE_ENV=production.*allowMemoryInProduction/);
+      expect(resolveOptions({ connection: 'memory://', allowMemoryInProduction: true }).inMemory).toBe(true);
+      expect(resolveOptions({ connection: 'redis://x' }).inMemory).toBe(false);
+    });
+  });
+
   it('accepts a section naming a configured connection', () => {
     const resolved = resolveOptions({ connections: { queue: 'redis://q:6379/2' }, streams: { connection: 'queue' } });
     expect([...resolved.connections.keys()]).toEqual(['default', 'queue']);

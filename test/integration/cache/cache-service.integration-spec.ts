@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { Cluster, Redis } from 'ioredis';
+import { type Cluster, Redis } from 'ioredis';
 import {
   CacheSerializationError,
   CacheService,
@@ -9,66 +9,75 @@ import {
   RedisConnections,
   RedisPatternsModule,
 } from 'nestjs-redis-patterns';
-import { connectionFor, keysWithoutTtl, rawClient, scanKeys, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
+import { type BackendName, connectionOf, inspectKeys, type KeyInspector } from '../../support/backends';
+import { rawClient, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
 // The cache's store, an internal, by relative path: the spec drives an interleaving step by step.
 import { CacheRuntime } from '../../../libs/redis-patterns/src/cache/cache.runtime';
 
-describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on %s', (topology) => {
+/** An application with the cache on `backend`; `cache` options added to the spec's defaults. */
+async function startCache(backend: BackendName, prefix: string, cache: Record<string, unknown> = {}): Promise<INestApplication> {
+  const moduleRef = await Test.createTestingModule({
+    imports: [
+      RedisPatternsModule.forRoot({
+        connection: connectionOf(backend),
+        keyPrefix: prefix,
+        cache: { defaultTtl: 30, maxValueBytes: 64 * 1024, lockTtlMs: 1000, lockWaitMs: 1000, ...cache },
+      }),
+    ],
+  }).compile();
+  const app = moduleRef.createNestApplication();
+  await app.init();
+  return app;
+}
+
+describe.each<BackendName>(['standalone', 'cluster', 'memory'])('CacheService on %s', (backend) => {
   let app: INestApplication;
   let cache: CacheService;
-  let admin: Redis | Cluster;
-  const prefix = uniquePrefix(`cache-${topology}`);
+  let inspect: KeyInspector;
+  const prefix = uniquePrefix(`cache-${backend}`);
+  const exists = async (key: string) => (await inspect.pttl(`${prefix}:${key}`)) !== -2;
+
+  /** Writes a raw entry as another writer would: a Redis client, or straight into the module's keyspace. */
+  async function plant(key: string, raw: string, px: number): Promise<void> {
+    if (backend === 'memory') {
+      app.get(RedisConnections).memory!.set(`${prefix}:${key}`, raw, px);
+      return;
+    }
+    const client = rawClient(backend);
+    try {
+      await client.set(`${prefix}:${key}`, raw, 'PX', px);
+    } finally {
+      client.disconnect();
+    }
+  }
 
   beforeAll(async () => {
-    admin = rawClient(topology);
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        RedisPatternsModule.forRoot({
-          connection: connectionFor(topology),
-          keyPrefix: prefix,
-          cache: { defaultTtl: 30, maxValueBytes: 64 * 1024, lockTtlMs: 1000, lockWaitMs: 1000 },
-        }),
-      ],
-    }).compile();
-    app = moduleRef.createNestApplication();
-    await app.init();
+    app = await startCache(backend, prefix);
     cache = app.get(CacheService);
+    inspect = inspectKeys(backend, app);
   });
 
   afterAll(async () => {
     await app?.close();
-    admin.disconnect();
+    inspect?.close();
   });
 
   it('sets and gets values with a TTL no longer than asked, and deletes them', async () => {
     expect(await cache.set('user42', { name: 'Ada' }, { ttl: 20 })).toBe(true);
     expect(await cache.get('user42')).toEqual({ name: 'Ada' });
-    const pttl = await admin.pttl(`${prefix}:cache:{user42}`);
+    const pttl = await inspect.pttl(`${prefix}:cache:{user42}`);
     expect(pttl).toBeGreaterThan(17_000);
     expect(pttl).toBeLessThanOrEqual(20_000);
     expect(await cache.del('user42', 'absent')).toBe(1);
     expect(await cache.get('user42')).toBeUndefined();
   });
 
-  it('sends the reads of one event-loop turn as one MGET on a single server, never after a later write', async () => {
-    await Promise.all(Array.from({ length: 5 }, (_, i) => cache.set(`turn${i}`, i)));
-    const client = app.get(RedisConnections).get();
-    const call = jest.spyOn(client, 'call');
-    const sent = (name: string) => call.mock.calls.filter(([command]) => command === name).length;
-    try {
-      const values = await Promise.all(Array.from({ length: 5 }, (_, i) => cache.get(`turn${i}`)));
-      expect(values).toEqual([0, 1, 2, 3, 4]);
-      // A cluster keeps one GET per entry (each entry has its own slot).
-      if (topology === 'standalone') expect([sent('mget'), sent('get')]).toEqual([1, 0]);
-      else expect([sent('mget'), sent('get')]).toEqual([0, 5]);
-      // Issued in this order in one turn: the read is sent before the write, so it sees the old value.
-      const read = cache.get('turn0');
-      const written = cache.set('turn0', 'new');
-      expect([await read, await written]).toEqual([0, true]);
-      expect(await cache.get('turn0')).toBe('new');
-    } finally {
-      call.mockRestore();
-    }
+  it('answers a read issued before a write in the same turn with the old value', async () => {
+    await cache.set('order', 'old');
+    const read = cache.get('order');
+    const written = cache.set('order', 'new');
+    expect([await read, await written]).toEqual(['old', true]);
+    expect(await cache.get('order')).toBe('new');
   });
 
   it('caches falsy values but not undefined', async () => {
@@ -89,11 +98,11 @@ describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on %s', (to
     expect(await cache.get('typed')).toEqual(value);
     await expect(cache.set('fn', { f: () => 1 })).rejects.toThrow(CacheSerializationError);
     await expect(cache.set('big', 'x'.repeat(70 * 1024))).rejects.toThrow(CacheValueTooLargeError);
-    expect(await admin.exists(`${prefix}:cache:{fn}`)).toBe(0);
-    expect(await admin.exists(`${prefix}:cache:{big}`)).toBe(0);
+    expect(await exists('cache:{fn}')).toBe(false);
+    expect(await exists('cache:{big}')).toBe(false);
     // A loader's oversized result is returned, not stored.
     expect((await cache.wrap('big-wrap', async () => 'y'.repeat(70 * 1024))).length).toBe(70 * 1024);
-    expect(await admin.exists(`${prefix}:cache:{big-wrap}`)).toBe(0);
+    expect(await exists('cache:{big-wrap}')).toBe(false);
   });
 
   it('reads several keys in one call, in order, misses as undefined', async () => {
@@ -103,7 +112,7 @@ describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on %s', (to
 
   it('never pollutes Object.prototype from hostile cached data (get, getMany, wrap)', async () => {
     const hostile = '1::0:0:{"__proto__":{"polluted":1},"constructor":{"prototype":{"x":1}},"a":{"\\u005f_proto__":{"polluted":2}}}';
-    await admin.set(`${prefix}:cache:{evil}`, hostile, 'PX', 10_000);
+    await plant('cache:{evil}', hostile, 10_000);
     const values = [await cache.get('evil'), ...(await cache.getMany(['evil'])), await cache.wrap('evil', async () => 'loaded')];
     for (const value of values) {
       Object.assign({}, value);
@@ -131,9 +140,16 @@ describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on %s', (to
     const keys = Array.from({ length: 60 }, (_, i) => `item${i}`);
     await Promise.all(keys.map((key, i) => cache.set(key, i, { tags: i % 2 === 0 ? ['even', 'all'] : ['all'] })));
     await cache.set('untagged', 'stays');
-    if (admin instanceof Cluster) {
-      const slots = new Set(await Promise.all(keys.map((key) => admin.cluster('KEYSLOT', `${prefix}:cache:{${key}}`) as Promise<number>)));
-      expect(slots.size).toBeGreaterThan(30);
+    if (backend === 'cluster') {
+      const admin = rawClient(backend) as Cluster;
+      try {
+        const slots = new Set(
+          await Promise.all(keys.map((key) => admin.cluster('KEYSLOT', `${prefix}:cache:{${key}}`) as Promise<number>)),
+        );
+        expect(slots.size).toBeGreaterThan(30);
+      } finally {
+        admin.disconnect();
+      }
     }
     expect(await cache.invalidateTags('even')).toBe(30);
     const values = await cache.getMany(keys);
@@ -148,8 +164,8 @@ describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on %s', (to
   it('keeps tag sets alive at least as long as their members', async () => {
     await cache.set('short', 1, { ttl: 5, tags: ['ttl-tag'] });
     await cache.set('long', 1, { ttl: 25, tags: ['ttl-tag'] });
-    const setTtl = await admin.pttl(`${prefix}:cache-tag:{ttl-tag}:m`);
-    const memberTtl = await admin.pttl(`${prefix}:cache:{long}`);
+    const setTtl = await inspect.pttl(`${prefix}:cache-tag:{ttl-tag}:m`);
+    const memberTtl = await inspect.pttl(`${prefix}:cache:{long}`);
     expect(setTtl).toBeGreaterThanOrEqual(memberTtl);
     expect(setTtl).toBeLessThanOrEqual(26_000);
   });
@@ -212,7 +228,7 @@ describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on %s', (to
       },
       { tags: ['slow'] },
     );
-    await waitFor(async () => (await admin.exists(`${prefix}:cache:{slow-load}:lock`)) === 1, 5000);
+    await waitFor(() => exists('cache:{slow-load}:lock'), 5000);
     await cache.invalidateTags('slow');
     release();
     expect(await slow).toBe('old');
@@ -228,7 +244,7 @@ describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on %s', (to
       await gate;
       return 'old';
     });
-    await waitFor(async () => (await admin.exists(`${prefix}:cache:{del-during-load}:lock`)) === 1, 5000);
+    await waitFor(() => exists('cache:{del-during-load}:lock'), 5000);
     await cache.del('del-during-load');
     release();
     expect(await slow).toBe('old');
@@ -237,7 +253,7 @@ describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on %s', (to
 
   it('still caches a loader slower than the fill lock TTL', async () => {
     const value = await cache.wrap('slower-than-lock', async () => {
-      await waitFor(async () => (await admin.exists(`${prefix}:cache:{slower-than-lock}:lock`)) === 0, 5000);
+      await waitFor(async () => !(await exists('cache:{slower-than-lock}:lock')), 5000);
       return 'slow';
     });
     expect(value).toBe('slow');
@@ -250,14 +266,14 @@ describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on %s', (to
     const first = await cache.wrapWithStatus('swr', loader, { ttl: 1, staleTtl: 30 });
     expect(first).toEqual({ value: 1, status: 'MISS' });
     expect(await cache.wrapWithStatus('swr', loader, { ttl: 1, staleTtl: 30 })).toEqual({ value: 1, status: 'HIT' });
-    await waitFor(async () => (await admin.pttl(`${prefix}:cache:{swr}`)) <= 30_000, 5000);
+    await waitFor(async () => (await inspect.pttl(`${prefix}:cache:{swr}`)) <= 30_000, 5000);
     expect(await cache.wrapWithStatus('swr', loader, { ttl: 1, staleTtl: 30 })).toEqual({ value: 1, status: 'STALE' });
     await waitFor(async () => (await cache.wrapWithStatus('swr', loader, { ttl: 1, staleTtl: 30 })).status === 'HIT', 5000);
     expect(await cache.wrap('swr', loader, { ttl: 1, staleTtl: 30 })).toBe(2);
     expect(version).toBe(2);
     // A plain get treats a value past its fresh TTL as a miss.
     await cache.wrap('swr-get', loader, { ttl: 0.2, staleTtl: 30 });
-    await waitFor(async () => (await admin.pttl(`${prefix}:cache:{swr-get}`)) <= 30_000, 5000);
+    await waitFor(async () => (await inspect.pttl(`${prefix}:cache:{swr-get}`)) <= 30_000, 5000);
     expect(await cache.get('swr-get')).toBeUndefined();
   });
 
@@ -298,16 +314,80 @@ describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on %s', (to
     await cache.invalidateTags('g0');
     await Promise.all(Array.from({ length: 40 }, (_, i) => cache.set(`mix${i}`, i, { tags: ['g1'] })));
     await cache.del('mix1', 'mix2');
-    const keys = await scanKeys(admin, `${prefix}:*`);
+    const keys = await inspect.keys(`${prefix}:`);
     expect(keys.some((key) => key.endsWith(':inv'))).toBe(true);
     expect(keys.some((key) => key.endsWith(':e'))).toBe(true);
-    expect(await keysWithoutTtl(admin, `${prefix}:*`)).toEqual([]);
+    expect(await inspect.keysWithoutTtl(`${prefix}:`)).toEqual([]);
+  });
+
+  it("with the near cache on, reads this process's own writes, deletes and tag invalidations", async () => {
+    const near = await startCache(backend, uniquePrefix(`cache-near-${backend}`), { nearCache: { enabled: true } });
+    try {
+      const l1 = near.get(CacheService);
+      await waitFor(() => l1.nearStats().live, 10_000);
+      const twice = async (key: string) => [await l1.get(key), await l1.get(key)];
+      await l1.set('own', 'v1', { tags: ['own-tag'] });
+      // L1 holds the first value before the checks below, so a stale copy would show.
+      await waitFor(
+        async () => {
+          await twice('own');
+          return l1.nearStats().hits > 0;
+        },
+        2000,
+        () => 'no L1 hit',
+      );
+      await l1.set('own', 'v2', { tags: ['own-tag'] });
+      expect(await twice('own')).toEqual(['v2', 'v2']);
+      expect(await l1.invalidateTags('own-tag')).toBe(1);
+      expect(await twice('own')).toEqual([undefined, undefined]);
+      await l1.set('own', 'v3');
+      expect(await twice('own')).toEqual(['v3', 'v3']);
+      expect(await l1.del('own')).toBe(1);
+      expect(await twice('own')).toEqual([undefined, undefined]);
+    } finally {
+      await near.close();
+    }
+  });
+});
+
+describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on Redis (%s)', (topology) => {
+  let app: INestApplication;
+  let cache: CacheService;
+
+  beforeAll(async () => {
+    app = await startCache(topology, uniquePrefix(`cache-redis-${topology}`));
+    cache = app.get(CacheService);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('sends the reads of one event-loop turn as one MGET on a single server, never after a later write', async () => {
+    await Promise.all(Array.from({ length: 5 }, (_, i) => cache.set(`turn${i}`, i)));
+    const client = app.get(RedisConnections).get();
+    const call = jest.spyOn(client, 'call');
+    const sent = (name: string) => call.mock.calls.filter(([command]) => command === name).length;
+    try {
+      const values = await Promise.all(Array.from({ length: 5 }, (_, i) => cache.get(`turn${i}`)));
+      expect(values).toEqual([0, 1, 2, 3, 4]);
+      // A cluster keeps one GET per entry (each entry has its own slot).
+      if (topology === 'standalone') expect([sent('mget'), sent('get')]).toEqual([1, 0]);
+      else expect([sent('mget'), sent('get')]).toEqual([0, 5]);
+      // Issued in this order in one turn: the read is sent before the write, so it sees the old value.
+      const read = cache.get('turn0');
+      const written = cache.set('turn0', 'new');
+      expect([await read, await written]).toEqual([0, true]);
+      expect(await cache.get('turn0')).toBe('new');
+    } finally {
+      call.mockRestore();
+    }
   });
 });
 
 describe('CacheService on a named connection', () => {
   it('writes through the connection named by cache.connection (here: database 3)', async () => {
-    const url = connectionFor('standalone') as string;
+    const url = connectionOf('standalone') as string;
     const prefix = uniquePrefix('cache-named');
     const moduleRef = await Test.createTestingModule({
       imports: [

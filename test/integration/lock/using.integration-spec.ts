@@ -1,24 +1,24 @@
 import { performance } from 'node:perf_hooks';
 import type { INestApplication } from '@nestjs/common';
-import type { Cluster, Redis } from 'ioredis';
 import { LockLostError, LockService } from 'nestjs-redis-patterns';
-import { connectionFor, rawClient, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
+import { type BackendName, connectionOf, inspectKeys, type KeyInspector } from '../../support/backends';
+import { connectionFor, rawClient, uniquePrefix, waitFor } from '../../support/redis-env';
 import { aborted, startLockApp } from './lock-test-app';
 
-describe.each<TopologyName>(['standalone', 'cluster'])('LockService.using on %s', (topology) => {
+describe.each<BackendName>(['standalone', 'cluster', 'memory'])('LockService.using on %s', (backend) => {
   let app: INestApplication;
   let locks: LockService;
-  let admin: Redis | Cluster;
+  let admin: KeyInspector;
 
   beforeAll(async () => {
-    admin = rawClient(topology);
-    app = await startLockApp({ connection: connectionFor(topology), keyPrefix: uniquePrefix(`using-${topology}`) });
+    app = await startLockApp({ connection: connectionOf(backend), keyPrefix: uniquePrefix(`using-${backend}`) });
+    admin = inspectKeys(backend, app);
     locks = app.get(LockService);
   });
 
   afterAll(async () => {
     await app?.close();
-    admin.disconnect();
+    admin.close();
   });
 
   it('extends the lock while work runs for 4× its TTL, then releases it', async () => {
@@ -76,7 +76,7 @@ describe.each<TopologyName>(['standalone', 'cluster'])('LockService.using on %s'
       async (signal, lock) => {
         key = lock.keys.lock;
         intruderToken = 'intruder';
-        await admin.set(key, intruderToken, 'PX', 10_000);
+        await admin.set(key, intruderToken, 10_000);
         expect(await aborted(signal)).toBeInstanceOf(LockLostError);
       },
       { ttlMs: 300 },

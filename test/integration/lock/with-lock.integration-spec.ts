@@ -2,7 +2,8 @@ import { Controller, Get, Injectable, type INestApplication, Module, Param } fro
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { LockNotAcquiredError, LockService, RedisPatternsNotBoundError, WithLock, InvalidOptionsError } from 'nestjs-redis-patterns';
-import { connectionFor, type TopologyName, uniquePrefix } from '../../support/redis-env';
+import { type BackendName, connectionOf } from '../../support/backends';
+import { connectionFor, uniquePrefix } from '../../support/redis-env';
 import { startLockApp, yieldTurn } from './lock-test-app';
 
 @Injectable()
@@ -56,14 +57,14 @@ class OrdersController {
   }
 }
 
-describe.each<TopologyName>(['standalone', 'cluster'])('@WithLock on %s', (topology) => {
+describe.each<BackendName>(['standalone', 'cluster', 'memory'])('@WithLock on %s', (backend) => {
   let app: INestApplication;
   let jobs: Jobs;
   let locks: LockService;
 
   beforeAll(async () => {
     app = await startLockApp(
-      { connection: connectionFor(topology), keyPrefix: uniquePrefix(`withlock-${topology}`) },
+      { connection: connectionOf(backend), keyPrefix: uniquePrefix(`withlock-${backend}`) },
       { providers: [Jobs], controllers: [OrdersController] },
     );
     await app.listen(0, '127.0.0.1');

@@ -1,7 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Cluster, Redis } from 'ioredis';
 import { InvalidArgumentError, type RateLimitPolicy, RateLimiterService } from 'nestjs-redis-patterns';
-import { connectionFor, keysWithoutTtl, rawClient, scanKeys, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
+import { type BackendName, connectionOf, inspectKeys, type KeyInspector } from '../../support/backends';
+import { connectionFor, rawClient, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
 import { startApp } from './rate-limit-app';
 
 const LONG = 60_000;
@@ -13,35 +14,38 @@ const EXACT: RateLimitPolicy[] = [
   { algorithm: 'gcra', limit: 100, periodMs: 3_600_000 },
 ];
 
-describe.each<TopologyName>(['standalone', 'cluster'])('RateLimiterService on %s', (topology) => {
-  const prefix = uniquePrefix(`rl-${topology}`);
+describe.each<BackendName>(['standalone', 'cluster', 'memory'])('RateLimiterService on %s', (backend) => {
+  const prefix = uniquePrefix(`rl-${backend}`);
+  // On Redis, three application instances with their own connections share one deployment; in memory, one instance
+  // (memory is per process) takes every call.
+  const instances = backend === 'memory' ? 1 : 3;
+  const source = backend === 'memory' ? 'memory' : 'redis';
   let apps: INestApplication[];
   let limiters: RateLimiterService[];
   let limiter: RateLimiterService;
-  let admin: Redis | Cluster;
+  let keys: KeyInspector;
 
   beforeAll(async () => {
-    admin = rawClient(topology);
-    // Three application instances, each with its own connections, sharing one Redis deployment.
-    apps = await Promise.all([0, 1, 2].map(() => startApp({ connection: connectionFor(topology), keyPrefix: prefix })));
-    limiters = apps.map((app) => app.get(RateLimiterService));
+    apps = await Promise.all(Array.from({ length: instances }, () => startApp({ connection: connectionOf(backend), keyPrefix: prefix })));
+    limiters = [0, 1, 2].map((i) => apps[i % instances].get(RateLimiterService));
     limiter = limiters[0];
+    keys = inspectKeys(backend, apps[0]);
   });
 
   afterAll(async () => {
     await Promise.all(apps.map((app) => app.close()));
-    admin.disconnect();
+    keys.close();
   });
 
   afterEach(() => jest.restoreAllMocks());
 
   it.each(EXACT.map((p) => [p.algorithm, p] as const))(
-    '%s: 300 concurrent calls from 3 instances allow exactly the limit',
+    '%s: 300 concurrent calls (from 3 instances on Redis) allow exactly the limit',
     async (_, policy) => {
       const key = `exact-${policy.algorithm}`;
       const decisions = await Promise.all(Array.from({ length: 300 }, (_, i) => limiters[i % 3].consume(key, policy)));
       expect(decisions.filter((d) => d.allowed)).toHaveLength(100);
-      expect(decisions.every((d) => d.source === 'redis')).toBe(true);
+      expect(decisions.every((d) => d.source === source)).toBe(true);
       const denied = decisions.find((d) => !d.allowed)!;
       expect(denied.remaining).toBe(0);
       expect(denied.retryAfterMs).toBeGreaterThan(0);
@@ -54,7 +58,7 @@ describe.each<TopologyName>(['standalone', 'cluster'])('RateLimiterService on %s
     const policy: RateLimitPolicy = { algorithm: 'gcra', limit: 6561, periodMs: 86_400_000 };
     const decisions = await Promise.all(Array.from({ length: 6600 }, (_, i) => limiters[i % 3].consume('gcra-exact', policy)));
     expect(decisions.filter((d) => d.allowed)).toHaveLength(6561);
-    expect(decisions.every((d) => d.source === 'redis')).toBe(true);
+    expect(decisions.every((d) => d.source === source)).toBe(true);
   });
 
   it('fixed window: denies past the limit, then rolls over when the window ends', async () => {
@@ -148,40 +152,12 @@ describe.each<TopologyName>(['standalone', 'cluster'])('RateLimiterService on %s
     expect(allowed.policyIndex).toBe(1);
   });
 
-  it('takes time from Redis: moving the app clock changes no decision', async () => {
-    const fixed: RateLimitPolicy = { algorithm: 'fixed-window', limit: 2, windowMs: LONG };
-    const bucket: RateLimitPolicy = { algorithm: 'token-bucket', capacity: 2, refillPerSecond: 0.01 };
-    const gcra: RateLimitPolicy = { algorithm: 'gcra', limit: 2, periodMs: LONG };
-    const log: RateLimitPolicy = { algorithm: 'sliding-window', limit: 2, windowMs: LONG };
-    for (const policy of [fixed, bucket, gcra, log]) {
-      await limiter.consume(`clock-${policy.algorithm}`, policy, { cost: 2 });
-    }
-    const real = Date.now();
-    jest.spyOn(Date, 'now').mockReturnValue(real + 24 * 3600 * 1000);
-    for (const policy of [fixed, bucket, gcra, log]) {
-      expect((await limiters[1].consume(`clock-${policy.algorithm}`, policy)).allowed).toBe(false);
-    }
-    jest.spyOn(Date, 'now').mockReturnValue(real - 24 * 3600 * 1000);
-    for (const policy of [fixed, bucket, gcra, log]) {
-      expect((await limiters[2].consume(`clock-${policy.algorithm}`, policy)).allowed).toBe(false);
-    }
-  });
-
   it('reset() forgets an identity', async () => {
     const policy: RateLimitPolicy = { algorithm: 'fixed-window', limit: 1, windowMs: LONG };
     await limiter.consume('to-reset', policy);
     expect((await limiter.consume('to-reset', policy)).allowed).toBe(false);
     await limiter.reset('to-reset', policy);
     expect((await limiter.consume('to-reset', policy)).allowed).toBe(true);
-  });
-
-  it('recovers from SCRIPT FLUSH without an error', async () => {
-    const policy: RateLimitPolicy = { algorithm: 'fixed-window', limit: 10, windowMs: LONG };
-    await limiter.consume('flush', policy);
-    const nodes = 'nodes' in admin ? (admin as Cluster).nodes('master') : [admin];
-    await Promise.all(nodes.map((node) => node.script('FLUSH')));
-    const decision = await limiter.consume('flush', policy);
-    expect(decision).toMatchObject({ allowed: true, remaining: 8, source: 'redis' });
   });
 
   it.each([
@@ -206,19 +182,69 @@ describe.each<TopologyName>(['standalone', 'cluster'])('RateLimiterService on %s
     expect(error).toBeInstanceOf(InvalidArgumentError);
     expect((error as InvalidArgumentError).argument).toBe(field);
     expect((error as Error).message).toContain(field);
-    expect(await scanKeys(admin, `${prefix}:rl:{bad-*`)).toEqual([]);
+    expect(await keys.keys(`${prefix}:rl:{bad-`)).toEqual([]);
   });
 
   it('writes every key with a TTL no longer than its algorithm needs', async () => {
-    expect(await keysWithoutTtl(admin, `${prefix}:*`)).toEqual([]);
-    const keys = await scanKeys(admin, `${prefix}:rl:*`);
-    expect(keys.length).toBeGreaterThan(10);
-    const ttls = await Promise.all(keys.map((key) => admin.pttl(key)));
-    keys.forEach((key, i) => {
+    expect(await keys.keysWithoutTtl(`${prefix}:`)).toEqual([]);
+    const written = await keys.keys(`${prefix}:rl:`);
+    expect(written.length).toBeGreaterThan(10);
+    const ttls = await Promise.all(written.map((key) => keys.pttl(key)));
+    written.forEach((key, i) => {
       if (key.endsWith(':fw:100:60000') || key.endsWith(':sw:100:60000')) expect(ttls[i]).toBeLessThanOrEqual(LONG);
       if (key.endsWith(':swc2:100:60000')) expect(ttls[i]).toBeLessThanOrEqual(2 * LONG);
       // Token bucket: the time to refill what was taken (100 tokens at 0.001/s); GCRA: 100 intervals of 36 s.
       if (key.endsWith(':gcra2:100:3600000:100')) expect(ttls[i]).toBeLessThanOrEqual(3_600_000);
     });
+  });
+});
+
+describe.each<TopologyName>(['standalone', 'cluster'])('RateLimiterService on %s: what only Redis does', (topology) => {
+  const prefix = uniquePrefix(`rl-redis-${topology}`);
+  let apps: INestApplication[];
+  let limiters: RateLimiterService[];
+  let limiter: RateLimiterService;
+  let admin: Redis | Cluster;
+
+  beforeAll(async () => {
+    admin = rawClient(topology);
+    apps = await Promise.all([0, 1, 2].map(() => startApp({ connection: connectionFor(topology), keyPrefix: prefix })));
+    limiters = apps.map((app) => app.get(RateLimiterService));
+    limiter = limiters[0];
+  });
+
+  afterAll(async () => {
+    await Promise.all(apps.map((app) => app.close()));
+    admin.disconnect();
+  });
+
+  afterEach(() => jest.restoreAllMocks());
+
+  it('takes time from Redis: moving the app clock changes no decision', async () => {
+    const fixed: RateLimitPolicy = { algorithm: 'fixed-window', limit: 2, windowMs: LONG };
+    const bucket: RateLimitPolicy = { algorithm: 'token-bucket', capacity: 2, refillPerSecond: 0.01 };
+    const gcra: RateLimitPolicy = { algorithm: 'gcra', limit: 2, periodMs: LONG };
+    const log: RateLimitPolicy = { algorithm: 'sliding-window', limit: 2, windowMs: LONG };
+    for (const policy of [fixed, bucket, gcra, log]) {
+      await limiter.consume(`clock-${policy.algorithm}`, policy, { cost: 2 });
+    }
+    const real = Date.now();
+    jest.spyOn(Date, 'now').mockReturnValue(real + 24 * 3600 * 1000);
+    for (const policy of [fixed, bucket, gcra, log]) {
+      expect((await limiters[1].consume(`clock-${policy.algorithm}`, policy)).allowed).toBe(false);
+    }
+    jest.spyOn(Date, 'now').mockReturnValue(real - 24 * 3600 * 1000);
+    for (const policy of [fixed, bucket, gcra, log]) {
+      expect((await limiters[2].consume(`clock-${policy.algorithm}`, policy)).allowed).toBe(false);
+    }
+  });
+
+  it('recovers from SCRIPT FLUSH without an error', async () => {
+    const policy: RateLimitPolicy = { algorithm: 'fixed-window', limit: 10, windowMs: LONG };
+    await limiter.consume('flush', policy);
+    const nodes = 'nodes' in admin ? (admin as Cluster).nodes('master') : [admin];
+    await Promise.all(nodes.map((node) => node.script('FLUSH')));
+    const decision = await limiter.consume('flush', policy);
+    expect(decision).toMatchObject({ allowed: true, remaining: 8, source: 'redis' });
   });
 });

@@ -1,24 +1,24 @@
 import type { INestApplication } from '@nestjs/common';
-import type { Cluster, Redis } from 'ioredis';
 import { CappedList } from 'nestjs-redis-patterns';
-import { rawClient, uniquePrefix } from '../../support/redis-env';
-import { startApp, STRUCTURE_TOPOLOGIES } from './structures-app';
+import { inspectKeys, type KeyInspector } from '../../support/backends';
+import { uniquePrefix } from '../../support/redis-env';
+import { startApp, STRUCTURE_BACKENDS } from './structures-app';
 
-describe.each(STRUCTURE_TOPOLOGIES)('CappedList on %s', (topology) => {
-  const prefix = uniquePrefix(`list-${topology}`);
+describe.each(STRUCTURE_BACKENDS)('CappedList on %s', (backend) => {
+  const prefix = uniquePrefix(`list-${backend}`);
   let app: INestApplication;
   let feed: CappedList;
-  let admin: Redis | Cluster;
+  let admin: KeyInspector;
 
   beforeAll(async () => {
-    admin = rawClient(topology);
-    app = await startApp(topology, prefix, { cappedList: { defaultMaxLength: 10, defaultTtlMs: 600_000 } });
+    app = await startApp(backend, prefix, { cappedList: { defaultMaxLength: 10, defaultTtlMs: 600_000 } });
+    admin = inspectKeys(backend, app);
     feed = app.get(CappedList);
   });
 
   afterAll(async () => {
+    admin?.close();
     await app?.close();
-    admin.disconnect();
   });
 
   it('keeps the newest items first, as JSON, with the configured defaults', async () => {
@@ -34,8 +34,13 @@ describe.each(STRUCTURE_TOPOLOGIES)('CappedList on %s', (topology) => {
   it('never exceeds maxLength under 300 concurrent pushes, and every push returns a capped length', async () => {
     const lengths = await Promise.all(Array.from({ length: 300 }, (_, i) => feed.push('busy', `e${i}`, { maxLength: 25, ttlMs: 60_000 })));
     expect(Math.max(...lengths)).toBe(25);
-    expect(await admin.llen(`${prefix}:list:busy`)).toBe(25);
-    expect(await admin.pttl(`${prefix}:list:busy`)).toBeLessThanOrEqual(60_000);
+    expect(await feed.length('busy')).toBe(25);
+    const kept = await feed.range<string>('busy');
+    expect(new Set(kept).size).toBe(25);
+    expect(kept.every((item) => /^e\d+$/.test(item))).toBe(true);
+    const pttl = await admin.pttl(`${prefix}:list:busy`);
+    expect(pttl).toBeGreaterThan(0);
+    expect(pttl).toBeLessThanOrEqual(60_000);
   });
 
   it('pushes several items in one step, the last given newest', async () => {
@@ -43,10 +48,22 @@ describe.each(STRUCTURE_TOPOLOGIES)('CappedList on %s', (topology) => {
     expect(await feed.range('batch')).toEqual(['c', 'b']);
   });
 
+  it('reads ranges with LRANGE indexes: negative from the oldest end, out of range clamped', async () => {
+    await feed.pushMany('idx', [1, 2, 3, 4, 5], { maxLength: 10 });
+    expect(await feed.range('idx', -2, -1)).toEqual([2, 1]);
+    expect(await feed.range('idx', 1, -2)).toEqual([4, 3, 2]);
+    expect(await feed.range('idx', -100, 1)).toEqual([5, 4]);
+    expect(await feed.range('idx', 3, 100)).toEqual([2, 1]);
+    expect(await feed.range('idx', 4, 2)).toEqual([]);
+    expect(await feed.range('idx', 5, 9)).toEqual([]);
+    expect(await feed.range('nothing')).toEqual([]);
+    expect(await feed.length('nothing')).toBe(0);
+  });
+
   it('rejects bad arguments and writes nothing', async () => {
     await expect(feed.push('bad', 1, { maxLength: 0 })).rejects.toThrow(/options\.maxLength/);
     await expect(feed.push('bad', undefined)).rejects.toThrow(/items\[0\]/);
     await expect(feed.push('bad', 1, { ttlMs: 1.5 })).rejects.toThrow(/options\.ttlMs/);
-    expect(await admin.exists(`${prefix}:list:bad`)).toBe(0);
+    expect(await admin.pttl(`${prefix}:list:bad`)).toBe(-2);
   });
 });

@@ -1,34 +1,47 @@
 import type { INestApplication } from '@nestjs/common';
-import type { Cluster, Redis } from 'ioredis';
-import { InvalidArgumentError, Leaderboard } from 'nestjs-redis-patterns';
+import { InvalidArgumentError, Leaderboard, RedisConnections } from 'nestjs-redis-patterns';
+import { type BackendName, inspectKeys, type KeyInspector } from '../../support/backends';
 import { rawClient, uniquePrefix } from '../../support/redis-env';
-import { startApp, STRUCTURE_TOPOLOGIES } from './structures-app';
+import { startApp, STRUCTURE_BACKENDS, STRUCTURE_TOPOLOGIES } from './structures-app';
 
-describe.each(STRUCTURE_TOPOLOGIES)('Leaderboard on %s', (topology) => {
-  const prefix = uniquePrefix(`lb-${topology}`);
-  let apps: INestApplication[] = [];
+const members = Array.from({ length: 20 }, (_, i) => `m${i}`);
+/** 250 increments of 1, 2 or 3 spread over the 20 members, and their total. */
+const increments = Array.from({ length: 250 }, (_, i) => ({ member: members[i % 20], by: 1 + (i % 3) }));
+const incrementsTotal = increments.reduce((sum, { by }) => sum + by, 0);
+
+/** Milliseconds since the epoch on the clock a backend's boards go by: the Redis server's, or this process's. */
+async function boardClockMs(backend: BackendName, app: INestApplication): Promise<number> {
+  if (backend === 'memory') return app.get(RedisConnections).memory!.now();
+  const raw = rawClient(backend);
+  try {
+    const [seconds] = await raw.time();
+    return Number(seconds) * 1000;
+  } finally {
+    raw.disconnect();
+  }
+}
+
+describe.each(STRUCTURE_BACKENDS)('Leaderboard on %s', (backend) => {
+  const prefix = uniquePrefix(`lb-${backend}`);
+  let app: INestApplication;
   let board: Leaderboard;
-  let admin: Redis | Cluster;
+  let admin: KeyInspector;
 
   beforeAll(async () => {
-    admin = rawClient(topology);
-    apps = await Promise.all([0, 1, 2, 3].map(() => startApp(topology, prefix, { leaderboard: { defaultTtlMs: 3_600_000 } })));
-    board = apps[0].get(Leaderboard);
+    app = await startApp(backend, prefix, { leaderboard: { defaultTtlMs: 3_600_000 } });
+    admin = inspectKeys(backend, app);
+    board = app.get(Leaderboard);
   });
 
   afterAll(async () => {
-    await Promise.all(apps.map((app) => app.close()));
-    admin.disconnect();
+    admin?.close();
+    await app?.close();
   });
 
-  it('counts concurrent increments from 4 app instances exactly (LB-1)', async () => {
-    const members = Array.from({ length: 20 }, (_, i) => `m${i}`);
-    await Promise.all(
-      apps.flatMap((app) => Array.from({ length: 250 }, (_, i) => app.get(Leaderboard).incr('race', members[i % 20], 1 + (i % 3)))),
-    );
+  it('counts 1000 concurrent increments exactly', async () => {
+    await Promise.all([0, 1, 2, 3].flatMap(() => increments.map(({ member, by }) => board.incr('race', member, by))));
     const all = await board.top('race', 20);
-    const expectedPerApp = Array.from({ length: 250 }, (_, i) => 1 + (i % 3)).reduce((a, b) => a + b, 0);
-    expect(all.reduce((sum, e) => sum + e.score, 0)).toBe(4 * expectedPerApp);
+    expect(all.reduce((sum, e) => sum + e.score, 0)).toBe(4 * incrementsTotal);
     expect(all).toHaveLength(20);
   });
 
@@ -60,6 +73,14 @@ describe.each(STRUCTURE_TOPOLOGIES)('Leaderboard on %s', (topology) => {
     expect(await board.size('ranks')).toBe(5);
   });
 
+  it('orders equal scores by member bytes, reversed, characters beyond U+FFFF included', async () => {
+    const names = ['a', 'b', 'é', '\uE000', '\u{1F600}'];
+    for (const name of names) await board.set('bytes', name, 7);
+    // UTF-8 byte order is code point order: U+1F600 sorts after U+E000, unlike JavaScript's UTF-16 order.
+    expect((await board.top('bytes', 5)).map((e) => e.member)).toEqual(['\u{1F600}', '\uE000', 'é', 'b', 'a']);
+    expect(await board.rank('bytes', '\uE000')).toBe(2);
+  });
+
   it('gives every board a TTL, renewed by writes', async () => {
     await board.incr('ttl-board', 'a', 1);
     const key = `${prefix}:lb:{ttl-board}`;
@@ -75,6 +96,9 @@ describe.each(STRUCTURE_TOPOLOGIES)('Leaderboard on %s', (topology) => {
     await expect(board.incr('precision', 'top', 1)).rejects.toThrow(InvalidArgumentError);
     await expect(board.incr('precision', 'top', 1)).rejects.toThrow(/"by".*9007199254740992/);
     expect(await board.score('precision', 'top')).toBe(max);
+    await expect(board.incr('precision', 'top', max)).rejects.toThrow(/would be 18014398509481982,/);
+    await board.set('precision', 'bottom', -max);
+    await expect(board.incr('precision', 'bottom', -2)).rejects.toThrow(/would be -9007199254740992,/); // the nearest double
     await expect(board.set('precision', 'x', 2 ** 53)).rejects.toThrow(/"score"/);
     await expect(board.set('precision', 'x', 2 ** 53 + 1)).rejects.toThrow(/"score"/);
     await expect(board.incr('precision', 'x', 0.1)).rejects.toThrow(/integer/);
@@ -83,13 +107,13 @@ describe.each(STRUCTURE_TOPOLOGIES)('Leaderboard on %s', (topology) => {
   });
 
   it('accepts fractional scores only when integerScores is off', async () => {
-    const app = await startApp(topology, prefix, { leaderboard: { integerScores: false } });
+    const own = await startApp(backend, prefix, { leaderboard: { integerScores: false } });
     try {
-      const fractional = app.get(Leaderboard);
+      const fractional = own.get(Leaderboard);
       for (let i = 0; i < 10; i++) await fractional.incr('fractions', 'm', 0.1);
       expect(await fractional.score('fractions', 'm')).toBeCloseTo(1, 12);
     } finally {
-      await app.close();
+      await own.close();
     }
   });
 
@@ -114,31 +138,69 @@ describe.each(STRUCTURE_TOPOLOGIES)('Leaderboard on %s', (topology) => {
     await expect(board.incr('weekly', 'x', 1, { period: 'day', at: '2026-02-30' })).rejects.toThrow(/"at"/);
   });
 
-  it("writes today's daily board by the Redis server's clock when no day is given", async () => {
+  it("writes today's daily board by the store's clock (the Redis server's) when no day is given", async () => {
     await board.incr('today', 'me', 3, { period: 'day' });
-    const [seconds] = await (topology === 'cluster' ? (admin as Cluster).nodes('master')[0] : (admin as Redis)).time();
-    const today = new Date(Number(seconds) * 1000).toISOString().slice(0, 10);
+    const today = new Date(await boardClockMs(backend, app)).toISOString().slice(0, 10);
     expect(await board.score('today', 'me', { period: 'day', at: today })).toBe(3);
     expect(await board.score('today', 'me', { period: 'day' })).toBe(3);
   });
 
   it('caps a board at maxSize, keeping the best members', async () => {
-    const app = await startApp(topology, prefix, { leaderboard: { maxSize: 5 } });
+    const own = await startApp(backend, prefix, { leaderboard: { maxSize: 5 } });
     try {
-      const capped = app.get(Leaderboard);
+      const capped = own.get(Leaderboard);
       await Promise.all(Array.from({ length: 20 }, (_, i) => capped.set('capped', `p${i}`, i)));
       expect(await capped.size('capped')).toBe(5);
       expect((await capped.top('capped', 10)).map((e) => e.score)).toEqual([19, 18, 17, 16, 15]);
     } finally {
-      await app.close();
+      await own.close();
     }
+  });
+
+  it('deletes a board with its last member', async () => {
+    await board.set('emptied', 'only', 1);
+    expect(await admin.pttl(`${prefix}:lb:{emptied}`)).toBeGreaterThan(0);
+    expect(await board.remove('emptied', ['only', 'only'])).toBe(1);
+    expect(await admin.pttl(`${prefix}:lb:{emptied}`)).toBe(-2);
+    expect(await board.size('emptied')).toBe(0);
+    expect(await board.top('emptied', 3)).toEqual([]);
   });
 
   it('escapes board and member names and validates arguments', async () => {
     await board.incr('a:b*c', 'x', 1);
-    expect(await admin.exists(`${prefix}:lb:{a%3Ab%2Ac}`)).toBe(1);
+    expect(await admin.pttl(`${prefix}:lb:{a%3Ab%2Ac}`)).toBeGreaterThan(0);
     await expect(board.top('ok', 0)).rejects.toThrow(/"n"/);
     await expect(board.page('ok', -1, 10)).rejects.toThrow(/"offset"/);
     await expect(board.incr('', 'x')).rejects.toThrow(/"board"/);
+  });
+});
+
+describe.each(STRUCTURE_TOPOLOGIES)('Leaderboard across application instances on %s', (topology) => {
+  it('counts concurrent increments from 4 app instances on one server exactly (LB-1)', async () => {
+    const prefix = uniquePrefix(`lb-apps-${topology}`);
+    const apps = await Promise.all([0, 1, 2, 3].map(() => startApp(topology, prefix)));
+    try {
+      await Promise.all(apps.flatMap((app) => increments.map(({ member, by }) => app.get(Leaderboard).incr('race', member, by))));
+      const all = await apps[0].get(Leaderboard).top('race', 20);
+      expect(all.reduce((sum, e) => sum + e.score, 0)).toBe(4 * incrementsTotal);
+      expect(all).toHaveLength(20);
+    } finally {
+      await Promise.all(apps.map((app) => app.close()));
+    }
+  });
+});
+
+describe('Leaderboard in memory', () => {
+  it('keeps boards per application: another module instance in the process sees none of them', async () => {
+    const prefix = uniquePrefix('lb-memory-apps');
+    const [first, second] = await Promise.all([startApp('memory', prefix), startApp('memory', prefix)]);
+    try {
+      expect(await first.get(Leaderboard).incr('own', 'alice', 5)).toBe(5);
+      expect(await second.get(Leaderboard).score('own', 'alice')).toBeNull();
+      expect(await second.get(Leaderboard).incr('own', 'alice', 1)).toBe(1);
+      expect(await first.get(Leaderboard).score('own', 'alice')).toBe(5);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
   });
 });

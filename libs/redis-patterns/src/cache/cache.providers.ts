@@ -12,6 +12,7 @@ import { CACHE_LOG_CONTEXT, CACHE_SETTINGS, type CacheSettings, resolveCacheSett
 import { CacheRuntime } from './cache.runtime';
 import { CACHE_STORE, RedisCacheStore } from './cache.store';
 import { CacheKeys } from './engine/cache-keys';
+import { MemoryCacheStore } from './memory/memory-cache.store';
 import { CacheService } from './cache.service';
 
 /** The providers (services, advisors, guards) of this pattern; the module provides and exports them all. */
@@ -24,10 +25,12 @@ export const CACHE_PROVIDERS: Provider[] = [
   {
     provide: CACHE_STORE,
     useFactory: (options: ResolvedRedisPatternsOptions, settings: CacheSettings, connections: RedisConnections, keys: KeyBuilder) =>
-      new RedisCacheStore(connections.executor(settings.connection), new CacheKeys(keys), {
-        connectionName: clientName(options.keyPrefix, settings.connection ?? DEFAULT_CONNECTION, 'near-cache'),
-        logger: options.logger ?? new Logger(CACHE_LOG_CONTEXT),
-      }),
+      connections.memory
+        ? new MemoryCacheStore(connections.memory, new CacheKeys(keys))
+        : new RedisCacheStore(connections.executor(settings.connection), new CacheKeys(keys), {
+            connectionName: clientName(options.keyPrefix, settings.connection ?? DEFAULT_CONNECTION, 'near-cache'),
+            logger: options.logger ?? new Logger(CACHE_LOG_CONTEXT),
+          }),
     inject: [RESOLVED_OPTIONS, CACHE_SETTINGS, RedisConnections, KeyBuilder],
   },
   CacheRuntime,

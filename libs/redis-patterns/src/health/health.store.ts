@@ -15,6 +15,13 @@ export interface HealthStore {
 /** Injection token of the pattern's {@link HealthStore}. */
 export const HEALTH_STORE = Symbol('RedisPatterns:HealthStore');
 
+/** The module's memory mode: always up, nothing to measure. */
+export class MemoryHealthStore implements HealthStore {
+  probe(): Promise<ConnectionProbe> {
+    return Promise.resolve({ latencyMs: 0, role: 'memory', usedMemory: 0, maxmemory: 0, memoryRatio: null });
+  }
+}
+
 /** Probes Redis: PING latency, role and memory of the server, or of every master of a cluster. */
 export class RedisHealthStore implements HealthStore {
   constructor(private readonly connections: RedisConnections) {}

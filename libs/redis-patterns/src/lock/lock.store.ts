@@ -1,6 +1,7 @@
 import type { RedisConnections } from '../core/connections/redis-connections';
 import type { LockKeys } from './lock-keys';
 import type { LockSettings } from './lock.options';
+import { MemoryLockStore } from './memory/memory-lock.store';
 import { QuorumLockStore } from './quorum-lock-store';
 import { SingleLockStore } from './single-lock-store';
 
@@ -30,9 +31,11 @@ export interface LockStore {
 /** Injection token of the pattern's {@link LockStore}. */
 export const LOCK_STORE = Symbol('RedisPatterns:LockStore');
 
-/** The store the lock settings call for: a Redlock quorum over several connections, or one deployment. */
+/** The store the lock settings call for: a Redlock quorum over several connections, one deployment, or memory. */
 export function createLockStore(settings: LockSettings, connections: RedisConnections): LockStore {
   const { redlock, fenceTtlMs, waitReplicas, waitTimeoutMs } = settings;
+  // One process has one copy of every key: a quorum or replica acknowledgement adds nothing in memory.
+  if (connections.memory) return new MemoryLockStore(connections.memory, fenceTtlMs);
   if (redlock) {
     return new QuorumLockStore(
       redlock.connections.map((name) => connections.executor(name)),

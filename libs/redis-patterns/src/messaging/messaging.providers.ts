@@ -10,6 +10,8 @@ import { StreamConsumerExplorer } from './stream-consumer.explorer';
 import { resolveStreamsSettings, STREAMS_SETTINGS, type StreamsSettings } from './streams.options';
 import { RedisStreamsStore, STREAMS_STORE } from './streams.store';
 import { StreamsService } from './streams.service';
+import { MemoryPubSubStore } from './memory/memory-pubsub.store';
+import { MemoryStreamsStore } from './memory/memory-streams.store';
 
 /** The providers (services, advisors, guards) of this pattern; the module provides and exports them all. */
 export const MESSAGING_PROVIDERS: Provider[] = [
@@ -25,12 +27,15 @@ export const MESSAGING_PROVIDERS: Provider[] = [
   },
   {
     provide: PUBSUB_STORE,
-    useFactory: (settings: PubSubSettings, connections: RedisConnections) => new RedisPubSubStore(connections, settings.connection),
+    useFactory: (settings: PubSubSettings, connections: RedisConnections) =>
+      connections.memory ? new MemoryPubSubStore(connections.memory) : new RedisPubSubStore(connections, settings.connection),
     inject: [PUBSUB_SETTINGS, RedisConnections],
   },
   {
     provide: STREAMS_STORE,
-    useFactory: (settings: StreamsSettings, connections: RedisConnections) => new RedisStreamsStore(connections, settings.connection),
+    // In memory mode streams are refused: every call rejects with NoRedisInMemoryModeError (see MemoryStreamsStore).
+    useFactory: (settings: StreamsSettings, connections: RedisConnections) =>
+      connections.memory ? new MemoryStreamsStore() : new RedisStreamsStore(connections, settings.connection),
     inject: [STREAMS_SETTINGS, RedisConnections],
   },
   PubSubService,

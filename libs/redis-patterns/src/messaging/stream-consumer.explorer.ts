@@ -45,6 +45,8 @@ export class StreamConsumerExplorer implements OnModuleInit, OnApplicationBootst
   }
 
   async onApplicationBootstrap(): Promise<void> {
+    // Starting a consumer opens its reader synchronously: where that is refused (NoRedisInMemoryModeError in memory
+    // mode) the throw rejects this hook, so `app.init()` fails with it instead of a consumer retrying in the background.
     const handles = this.declared.map(({ label, settings, handler }) =>
       this.streams.startConsumer({ ...settings, handler }, { kind: 'option', path: label }),
     );

@@ -62,7 +62,7 @@ export interface RateLimitDecision extends PolicyState {
   readonly policies: readonly PolicyState[];
   /**
    * Where the decision came from: `redis`, or — when Redis failed — `fail-open` (allowed without counting) or
-   * `memory` (the per-instance in-memory fallback).
+   * `memory` (the per-instance in-memory fallback); always `memory` in the module's memory mode.
    */
   readonly source: 'redis' | 'fail-open' | 'memory';
 }

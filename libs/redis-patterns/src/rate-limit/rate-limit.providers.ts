@@ -3,6 +3,7 @@ import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { RedisConnections } from '../core/connections/redis-connections';
 import { RATE_LIMIT_SETTINGS, type RateLimitSettings, resolveRateLimitSettings } from './rate-limit.options';
+import { MemoryRateLimitStore } from './memory/memory-rate-limit.store';
 import { RATE_LIMIT_STORE, RedisRateLimitStore } from './rate-limit.store';
 import { RateLimitAdvisor } from './rate-limit.advisor';
 import { RateLimitGuard } from './rate-limit.guard';
@@ -20,7 +21,9 @@ export const RATE_LIMIT_PROVIDERS: Provider[] = [
   {
     provide: RATE_LIMIT_STORE,
     useFactory: (settings: RateLimitSettings, connections: RedisConnections) =>
-      new RedisRateLimitStore(connections.executor(settings.connection)),
+      connections.memory
+        ? new MemoryRateLimitStore(connections.memory)
+        : new RedisRateLimitStore(connections.executor(settings.connection)),
     inject: [RATE_LIMIT_SETTINGS, RedisConnections],
   },
   RateLimiterService,

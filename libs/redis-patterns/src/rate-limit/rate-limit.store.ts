@@ -9,6 +9,8 @@ import { scriptArgs } from './script-call';
  * all-or-nothing, and answers `[allowed, then per policy: remaining, resetMs, retryAfterMs]` (see to-decision.ts).
  */
 export interface RateLimitStore {
+  /** What a decision of this store reports as its `source`. */
+  readonly source: 'redis' | 'memory';
   /** `keys`: one per policy, in the identity's slot group. Rejects when the store cannot decide. */
   consume(keys: readonly string[], compiled: CompiledPolicies, cost: number): Promise<number[]>;
   /** Forgets the state under these keys. */
@@ -27,6 +29,7 @@ export const RATE_LIMIT_STORE = Symbol('RedisPatterns:RateLimitStore');
  * sharing one EVALSHA.
  */
 export class RedisRateLimitStore implements RateLimitStore {
+  readonly source = 'redis';
   // Sliding-log members must be unique: a random per-process prefix and a counter (no crypto call per decision).
   private readonly nonceBase = randomBytes(6).toString('base64url');
   private sequence = 0;

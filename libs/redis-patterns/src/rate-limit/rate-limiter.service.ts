@@ -9,7 +9,7 @@ import { RateLimitUnavailableError } from './rate-limit-unavailable.error';
 import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit.options';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { checkCost, compilePolicies, type CompiledPolicies, type PolicyErrorFactory } from './compile-policies';
-import { MemoryRateLimiter } from './memory/memory-rate-limiter';
+import { BoundedEntries, MemoryRateLimiter } from './memory/memory-rate-limiter';
 import type { RateLimitConsumeOptions, RateLimitDecision, RateLimitOutageOptions, RateLimitPolicy } from './rate-limit-policy';
 import { RATE_LIMIT_STORE, type RateLimitStore } from './rate-limit.store';
 import { failOpenDecision, toDecision } from './to-decision';
@@ -58,7 +58,7 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     private readonly keys: KeyBuilder,
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
   ) {
-    this.memory = new MemoryRateLimiter(settings.inMemoryMaxEntries);
+    this.memory = new MemoryRateLimiter(new BoundedEntries(settings.inMemoryMaxEntries));
     this.logger = options.logger ?? new Logger('RedisPatterns:RateLimit');
     this.outageLog = new ThrottledLog(this.logger);
   }
@@ -130,7 +130,7 @@ export class RateLimiterService implements BeforeApplicationShutdown {
       pending = Promise.reject(error);
     }
     return pending.then(
-      (reply) => toDecision(reply, compiled, 'redis'),
+      (reply) => toDecision(reply, compiled, this.store.source),
       (error: unknown) => this.withoutRedis(error, keys, compiled, cost, outage, limiter),
     );
   }

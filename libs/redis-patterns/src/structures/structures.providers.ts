@@ -14,6 +14,10 @@ import { RedisSessionsStore, SESSIONS_STORE } from './sessions.store';
 import { UniqueCounter } from './unique-counter';
 import { resolveUniqueCounterSettings, UNIQUE_COUNTER_SETTINGS, type UniqueCounterSettings } from './unique-counter.options';
 import { RedisUniqueCounterStore, UNIQUE_COUNTER_STORE } from './unique-counter.store';
+import { MemoryCappedListStore } from './memory/memory-capped-list.store';
+import { MemoryLeaderboardStore } from './memory/memory-leaderboard.store';
+import { MemorySessionsStore } from './memory/memory-sessions.store';
+import { MemoryUniqueCounterStore } from './memory/memory-unique-counter.store';
 
 /** Each structure's settings, resolved once from its section of the module options. */
 const SETTINGS: Provider[] = [
@@ -39,30 +43,36 @@ const SETTINGS: Provider[] = [
   },
 ];
 
-/** Each structure's store, on the connection its settings name. */
+/** Each structure's store: on the connection its settings name, or in the module's keyspace in memory mode. */
 const STORES: Provider[] = [
   {
     provide: SESSIONS_STORE,
     useFactory: (settings: SessionsSettings, connections: RedisConnections) =>
-      new RedisSessionsStore(connections.executor(settings.connection)),
+      connections.memory ? new MemorySessionsStore(connections.memory) : new RedisSessionsStore(connections.executor(settings.connection)),
     inject: [SESSIONS_SETTINGS, RedisConnections],
   },
   {
     provide: LEADERBOARD_STORE,
     useFactory: (settings: LeaderboardSettings, connections: RedisConnections) =>
-      new RedisLeaderboardStore(connections.executor(settings.connection)),
+      connections.memory
+        ? new MemoryLeaderboardStore(connections.memory)
+        : new RedisLeaderboardStore(connections.executor(settings.connection)),
     inject: [LEADERBOARD_SETTINGS, RedisConnections],
   },
   {
     provide: UNIQUE_COUNTER_STORE,
     useFactory: (settings: UniqueCounterSettings, connections: RedisConnections) =>
-      new RedisUniqueCounterStore(connections.executor(settings.connection)),
+      connections.memory
+        ? new MemoryUniqueCounterStore(connections.memory)
+        : new RedisUniqueCounterStore(connections.executor(settings.connection)),
     inject: [UNIQUE_COUNTER_SETTINGS, RedisConnections],
   },
   {
     provide: CAPPED_LIST_STORE,
     useFactory: (settings: CappedListSettings, connections: RedisConnections) =>
-      new RedisCappedListStore(connections.executor(settings.connection)),
+      connections.memory
+        ? new MemoryCappedListStore(connections.memory)
+        : new RedisCappedListStore(connections.executor(settings.connection)),
     inject: [CAPPED_LIST_SETTINGS, RedisConnections],
   },
 ];

@@ -16,6 +16,9 @@ const MAX_ITEMS_PER_CALL = 10_000;
  * a script, so they work unchanged on a cluster where the counters live in different slots. The sources are read
  * one by one: concurrent adds may or may not be included, which an approximate count tolerates.
  *
+ * In memory mode (`connection: 'memory://'`) each counter is an exact set instead: counts are exact, and memory grows
+ * with the number of distinct items.
+ *
  * @example
  * await counter.add('visitors:2026-01-05', userId);
  * const weekly = await counter.count('visitors:2026-01-05', 'visitors:2026-01-06');
@@ -73,9 +76,10 @@ export class UniqueCounter {
     return this.store.mergeInto(target, scratch, ttl, values);
   }
 
-  private async read(counters: string[]): Promise<Buffer[]> {
+  /** The contents of the existing counters, opaque here: only the store that read them folds them. */
+  private async read(counters: string[]): Promise<unknown[]> {
     const values = await this.store.readRaw(counters);
-    return values.filter((value): value is Buffer => value !== null);
+    return values.filter((value) => value !== null);
   }
 
   /** `rp:hll:{name}`: the hash tag lets scratch keys share the counter's slot. */

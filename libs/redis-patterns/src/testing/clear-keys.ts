@@ -14,6 +14,7 @@ const SCAN_COUNT = 500;
  * Removes the application's keys — every key under its `keyPrefix`, on every connection (each master of a
  * cluster) — and nothing else: SCAN with MATCH and UNLINK in batches, never FLUSHDB, so tests sharing a server with
  * other data (or with other test files under other prefixes) never disturb it. Resolves the number of keys removed.
+ * In memory mode (`connection: 'memory://'`) it clears the module's in-memory keys the same way.
  *
  * @throws Error when the application's `keyPrefix` is empty: clearing would remove every key of the database.
  * @example
@@ -24,6 +25,8 @@ export async function clearKeys(app: AppWithRedisPatterns): Promise<number> {
   const { keyPrefix } = app.get<ResolvedCoreOptions>(RESOLVED_OPTIONS, { strict: false });
   if (!keyPrefix)
     throw new Error('clearKeys: the application has an empty keyPrefix, so every key of the database would match; give it a keyPrefix.');
+  // Memory mode: the module's own keyspace holds exactly the keys the Redis stores would write.
+  if (connections.memory) return connections.memory.deleteByPrefix(`${keyPrefix}:`);
   const match = `${keyPrefix.replace(/[*?[\]\\]/g, (char) => `\\${char}`)}:*`;
   const seen = new Set<Redis | Cluster>();
   let removed = 0;

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../../errors/invalid-argument.error';
 import { compilePolicies } from '../compile-policies';
-import { MemoryRateLimiter } from './memory-rate-limiter';
+import { BoundedEntries, MemoryRateLimiter } from './memory-rate-limiter';
 
 const compile = (policy: unknown) => compilePolicies(policy, 'policy', (f, e) => new InvalidArgumentError(f, e));
 
@@ -34,9 +34,10 @@ describe('MemoryRateLimiter', () => {
   });
 
   it('stays bounded', () => {
-    const memory = new MemoryRateLimiter(100);
+    const entries = new BoundedEntries(100);
+    const memory = new MemoryRateLimiter(entries);
     const compiled = compile({ algorithm: 'fixed-window', limit: 1, windowMs: 60_000 });
     for (let i = 0; i < 1000; i++) memory.consume([`k${i}`], compiled, 1, 0);
-    expect(memory.size).toBeLessThanOrEqual(101);
+    expect(entries.size).toBeLessThanOrEqual(100);
   });
 });

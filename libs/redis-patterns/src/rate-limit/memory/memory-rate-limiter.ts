@@ -1,21 +1,25 @@
 import type { CompiledPolicies } from '../compile-policies';
 import { MEMORY_CHECKS, type MemoryCheck, type MemoryEntry } from './memory-algorithms';
 
+/** Where the in-memory limiter keeps one entry per policy key. */
+export interface RateLimitEntries {
+  /** The entry of `key` (an expired one may be returned: the limiter checks `expiresAt` itself). */
+  get(key: string): MemoryEntry | undefined;
+  set(key: string, entry: MemoryEntry, now: number): void;
+  delete(keys: readonly string[]): void;
+}
+
 /**
- * The per-instance fallback used while Redis is unavailable, for limiters configured with `inMemoryFallback`.
- * Same policies, same all-or-nothing rule, same reply shape as the Redis script, but counted per process: with N
- * instances, up to N× the limit is admitted cluster-wide during an outage. Its counts are never copied to Redis
- * (nothing is replayed when Redis comes back). Bounded: expired entries are swept as it goes and the oldest entries
- * are dropped beyond `maxEntries`.
+ * The rate-limit algorithms on this process's memory: same policies, same all-or-nothing rule, same reply shape as
+ * the Redis scripts, counted per process. It serves two purposes: the fallback of limiters configured with
+ * `inMemoryFallback` while Redis is unavailable (with N instances, up to N× the limit is admitted cluster-wide
+ * during an outage; nothing is replayed to Redis when it comes back), and the store of the module's memory mode.
  */
 export class MemoryRateLimiter {
-  private readonly entries = new Map<string, MemoryEntry>();
-
-  constructor(private readonly maxEntries = 100_000) {}
+  constructor(private readonly entries: RateLimitEntries = new BoundedEntries()) {}
 
   /** Same contract as the consume script: `[allowed, then per policy remaining, resetMs, retryAfterMs]`. */
   consume(keys: readonly string[], compiled: CompiledPolicies, cost: number, now = Date.now()): number[] {
-    this.sweep(now);
     const checks: MemoryCheck[] = [];
     let allowed = true;
     compiled.policies.forEach((policy, i) => {
@@ -24,13 +28,7 @@ export class MemoryRateLimiter {
       if (!check.ok) allowed = false;
       checks.push(check);
     });
-    if (allowed && cost > 0) {
-      checks.forEach((check, i) => {
-        // Re-inserting moves the key to the end of the Map's order, which is what eviction goes by.
-        this.entries.delete(keys[i]);
-        this.entries.set(keys[i], check.commit());
-      });
-    }
+    if (allowed && cost > 0) checks.forEach((check, i) => this.entries.set(keys[i], check.commit(), now));
     const out = [allowed ? 1 : 0];
     for (const check of checks) {
       if (allowed) out.push(Math.max(Math.floor(check.available - cost), 0), Math.ceil(cost > 0 ? check.resetAfter : check.resetNow), 0);
@@ -40,6 +38,31 @@ export class MemoryRateLimiter {
   }
 
   /** Forgets the state of `keys`. */
+  delete(keys: readonly string[]): void {
+    this.entries.delete(keys);
+  }
+}
+
+/**
+ * The outage fallback's entries: bounded, expired entries swept as it goes and the oldest dropped beyond
+ * `maxEntries`.
+ */
+export class BoundedEntries implements RateLimitEntries {
+  private readonly entries = new Map<string, MemoryEntry>();
+
+  constructor(private readonly maxEntries = 100_000) {}
+
+  get(key: string): MemoryEntry | undefined {
+    return this.entries.get(key);
+  }
+
+  set(key: string, entry: MemoryEntry, now: number): void {
+    this.sweep(now);
+    // Re-inserting moves the key to the end of the Map's order, which is what eviction goes by.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+  }
+
   delete(keys: readonly string[]): void {
     for (const key of keys) this.entries.delete(key);
   }
@@ -52,7 +75,7 @@ export class MemoryRateLimiter {
     // Amortised: look at a few of the oldest entries per call rather than scanning everything.
     let budget = 8;
     for (const [key, entry] of this.entries) {
-      if (this.entries.size <= this.maxEntries && (budget-- <= 0 || entry.expiresAt > now)) break;
+      if (this.entries.size < this.maxEntries && (budget-- <= 0 || entry.expiresAt > now)) break;
       this.entries.delete(key);
     }
   }
