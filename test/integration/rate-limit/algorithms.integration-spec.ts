@@ -188,7 +188,8 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('RateLimiterServ
   it('writes every key with a TTL no longer than its algorithm needs', async () => {
     expect(await keys.keysWithoutTtl(`${prefix}:`)).toEqual([]);
     const written = await keys.keys(`${prefix}:rl:`);
-    expect(written.length).toBeGreaterThan(10);
+    // The five exact-limit identities above live for a minute or more: each left its key.
+    expect(written.filter((key) => key.includes('{exact-')).length).toBeGreaterThanOrEqual(5);
     const ttls = await Promise.all(written.map((key) => keys.pttl(key)));
     written.forEach((key, i) => {
       if (key.endsWith(':fw:100:60000') || key.endsWith(':sw:100:60000')) expect(ttls[i]).toBeLessThanOrEqual(LONG);

@@ -2,7 +2,8 @@ import { Controller, Get, Injectable, type INestApplication } from '@nestjs/comm
 import { APP_GUARD } from '@nestjs/core';
 import request from 'supertest';
 import { InvalidOptionsError, RateLimit, RateLimitExceededError, RateLimitGuard, SkipRateLimit } from 'nestjs-redis-patterns';
-import { connectionFor, type TopologyName, uniquePrefix } from '../../support/redis-env';
+import { type BackendName, connectionOf } from '../../support/backends';
+import { connectionFor, uniquePrefix } from '../../support/redis-env';
 import { startApp } from './rate-limit-app';
 
 const MINUTE = 60_000;
@@ -67,19 +68,19 @@ class Mailer {
   }
 }
 
-describe.each<TopologyName>(['standalone', 'cluster'])('@RateLimit over HTTP on %s', (topology) => {
+describe.each<BackendName>(['standalone', 'cluster', 'memory'])('@RateLimit over HTTP on %s', (backend) => {
   let app: INestApplication;
   let behindProxy: INestApplication;
 
   beforeAll(async () => {
-    const base = { connection: connectionFor(topology), keyPrefix: uniquePrefix(`rlhttp-${topology}`) };
+    const base = { connection: connectionOf(backend), keyPrefix: uniquePrefix(`rlhttp-${backend}`) };
     app = await startApp(base, {
       controllers: [LimitedController, OpenController],
       providers: [Mailer, { provide: APP_GUARD, useClass: RateLimitGuard }],
       http: true,
     });
     behindProxy = await startApp(
-      { ...base, keyPrefix: uniquePrefix(`rlproxy-${topology}`), rateLimit: { trustProxyHops: 1, legacyHeaders: true } },
+      { ...base, keyPrefix: uniquePrefix(`rlproxy-${backend}`), rateLimit: { trustProxyHops: 1, legacyHeaders: true } },
       { controllers: [LimitedController], http: true },
     );
   });

@@ -1,10 +1,10 @@
 import type { Provider } from '@nestjs/common';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
-import { RedisConnections } from '../core/connections/redis-connections';
+import { storeProvider } from '../core/connections/store-provider';
 import { RATE_LIMIT_SETTINGS, type RateLimitSettings, resolveRateLimitSettings } from './rate-limit.options';
 import { MemoryRateLimitStore } from './memory/memory-rate-limit.store';
-import { RATE_LIMIT_STORE, RedisRateLimitStore } from './rate-limit.store';
+import { RATE_LIMIT_STORE, type RateLimitStore, RedisRateLimitStore } from './rate-limit.store';
 import { RateLimitAdvisor } from './rate-limit.advisor';
 import { RateLimitGuard } from './rate-limit.guard';
 import { RateLimitIdentity } from './rate-limit-identity';
@@ -18,14 +18,10 @@ export const RATE_LIMIT_PROVIDERS: Provider[] = [
     useFactory: (options: ResolvedRedisPatternsOptions) => resolveRateLimitSettings(options.rateLimit),
     inject: [RESOLVED_OPTIONS],
   },
-  {
-    provide: RATE_LIMIT_STORE,
-    useFactory: (settings: RateLimitSettings, connections: RedisConnections) =>
-      connections.memory
-        ? new MemoryRateLimitStore(connections.memory)
-        : new RedisRateLimitStore(connections.executor(settings.connection)),
-    inject: [RATE_LIMIT_SETTINGS, RedisConnections],
-  },
+  storeProvider<RateLimitSettings, RateLimitStore>(RATE_LIMIT_STORE, RATE_LIMIT_SETTINGS, {
+    memory: (keyspace) => new MemoryRateLimitStore(keyspace),
+    redis: (redis) => new RedisRateLimitStore(redis),
+  }),
   RateLimiterService,
   RateLimitIdentity,
   RateLimitAdvisor,

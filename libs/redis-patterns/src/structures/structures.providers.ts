@@ -1,19 +1,19 @@
 import type { Provider } from '@nestjs/common';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
-import { RedisConnections } from '../core/connections/redis-connections';
+import { storeProvider } from '../core/connections/store-provider';
 import { CappedList } from './capped-list';
 import { CAPPED_LIST_SETTINGS, type CappedListSettings, resolveCappedListSettings } from './capped-list.options';
-import { CAPPED_LIST_STORE, RedisCappedListStore } from './capped-list.store';
+import { CAPPED_LIST_STORE, type CappedListStore, RedisCappedListStore } from './capped-list.store';
 import { Leaderboard } from './leaderboard';
 import { LEADERBOARD_SETTINGS, type LeaderboardSettings, resolveLeaderboardSettings } from './leaderboard.options';
-import { LEADERBOARD_STORE, RedisLeaderboardStore } from './leaderboard.store';
+import { LEADERBOARD_STORE, type LeaderboardStore, RedisLeaderboardStore } from './leaderboard.store';
 import { SessionStore } from './session-store';
 import { resolveSessionsSettings, SESSIONS_SETTINGS, type SessionsSettings } from './sessions.options';
-import { RedisSessionsStore, SESSIONS_STORE } from './sessions.store';
+import { RedisSessionsStore, SESSIONS_STORE, type SessionsStore } from './sessions.store';
 import { UniqueCounter } from './unique-counter';
 import { resolveUniqueCounterSettings, UNIQUE_COUNTER_SETTINGS, type UniqueCounterSettings } from './unique-counter.options';
-import { RedisUniqueCounterStore, UNIQUE_COUNTER_STORE } from './unique-counter.store';
+import { RedisUniqueCounterStore, UNIQUE_COUNTER_STORE, type UniqueCounterStore } from './unique-counter.store';
 import { MemoryCappedListStore } from './memory/memory-capped-list.store';
 import { MemoryLeaderboardStore } from './memory/memory-leaderboard.store';
 import { MemorySessionsStore } from './memory/memory-sessions.store';
@@ -45,36 +45,22 @@ const SETTINGS: Provider[] = [
 
 /** Each structure's store: on the connection its settings name, or in the module's keyspace in memory mode. */
 const STORES: Provider[] = [
-  {
-    provide: SESSIONS_STORE,
-    useFactory: (settings: SessionsSettings, connections: RedisConnections) =>
-      connections.memory ? new MemorySessionsStore(connections.memory) : new RedisSessionsStore(connections.executor(settings.connection)),
-    inject: [SESSIONS_SETTINGS, RedisConnections],
-  },
-  {
-    provide: LEADERBOARD_STORE,
-    useFactory: (settings: LeaderboardSettings, connections: RedisConnections) =>
-      connections.memory
-        ? new MemoryLeaderboardStore(connections.memory)
-        : new RedisLeaderboardStore(connections.executor(settings.connection)),
-    inject: [LEADERBOARD_SETTINGS, RedisConnections],
-  },
-  {
-    provide: UNIQUE_COUNTER_STORE,
-    useFactory: (settings: UniqueCounterSettings, connections: RedisConnections) =>
-      connections.memory
-        ? new MemoryUniqueCounterStore(connections.memory)
-        : new RedisUniqueCounterStore(connections.executor(settings.connection)),
-    inject: [UNIQUE_COUNTER_SETTINGS, RedisConnections],
-  },
-  {
-    provide: CAPPED_LIST_STORE,
-    useFactory: (settings: CappedListSettings, connections: RedisConnections) =>
-      connections.memory
-        ? new MemoryCappedListStore(connections.memory)
-        : new RedisCappedListStore(connections.executor(settings.connection)),
-    inject: [CAPPED_LIST_SETTINGS, RedisConnections],
-  },
+  storeProvider<SessionsSettings, SessionsStore>(SESSIONS_STORE, SESSIONS_SETTINGS, {
+    memory: (keyspace) => new MemorySessionsStore(keyspace),
+    redis: (redis) => new RedisSessionsStore(redis),
+  }),
+  storeProvider<LeaderboardSettings, LeaderboardStore>(LEADERBOARD_STORE, LEADERBOARD_SETTINGS, {
+    memory: (keyspace) => new MemoryLeaderboardStore(keyspace),
+    redis: (redis) => new RedisLeaderboardStore(redis),
+  }),
+  storeProvider<UniqueCounterSettings, UniqueCounterStore>(UNIQUE_COUNTER_STORE, UNIQUE_COUNTER_SETTINGS, {
+    memory: (keyspace) => new MemoryUniqueCounterStore(keyspace),
+    redis: (redis) => new RedisUniqueCounterStore(redis),
+  }),
+  storeProvider<CappedListSettings, CappedListStore>(CAPPED_LIST_STORE, CAPPED_LIST_SETTINGS, {
+    memory: (keyspace) => new MemoryCappedListStore(keyspace),
+    redis: (redis) => new RedisCappedListStore(redis),
+  }),
 ];
 
 /** The providers (services, advisors, guards) of this pattern; the module provides and exports them all. */
