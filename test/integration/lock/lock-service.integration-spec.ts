@@ -5,26 +5,32 @@ import { InvalidArgumentError, InvalidOptionsError, LockLostError, LockNotAcquir
 // Internals the spec checks the key layout with, by relative path (they are not part of the package's surface).
 import { KeyBuilder } from '../../../libs/redis-patterns/src/core/keys/key-builder';
 import { lockKeys } from '../../../libs/redis-patterns/src/lock/lock-keys';
-import { connectionFor, keysWithoutTtl, rawClient, scanKeys, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
+import { type BackendName, connectionOf, inspectKeys, type KeyInspector } from '../../support/backends';
+import { connectionFor, rawClient, uniquePrefix, waitFor } from '../../support/redis-env';
 import { startLockApp, yieldTurn } from './lock-test-app';
 
-describe.each<TopologyName>(['standalone', 'cluster'])('LockService on %s', (topology) => {
-  const prefix = uniquePrefix(`lock-${topology}`);
+describe.each<BackendName>(['standalone', 'cluster', 'memory'])('LockService on %s', (backend) => {
+  const prefix = uniquePrefix(`lock-${backend}`);
+  // Memory is per module instance: where a test needs a second instance sharing the locks, memory uses the first.
+  const shared = backend !== 'memory';
   let app: INestApplication;
   let locks: LockService;
-  let admin: Redis | Cluster;
+  let admin: KeyInspector;
+  let raw: Redis | Cluster | undefined;
   const keysOf = (resource: string) => lockKeys(new KeyBuilder(prefix), resource);
-  const start = () => startLockApp({ connection: connectionFor(topology), keyPrefix: prefix });
+  const start = () => startLockApp({ connection: connectionOf(backend), keyPrefix: prefix });
 
   beforeAll(async () => {
-    admin = rawClient(topology);
     app = await start();
+    admin = inspectKeys(backend, app);
+    if (backend !== 'memory') raw = rawClient(backend);
     locks = app.get(LockService);
   });
 
   afterAll(async () => {
     await app?.close();
-    admin.disconnect();
+    admin.close();
+    raw?.disconnect();
   });
 
   it('passes the reference check: SET NX taken, second refused, PTTL ≤ TTL, release removes the key', async () => {
@@ -37,7 +43,8 @@ describe.each<TopologyName>(['standalone', 'cluster'])('LockService on %s', (top
     expect(pttl).toBeGreaterThan(0);
     expect(pttl).toBeLessThanOrEqual(5000);
     expect(await locks.tryAcquire('ref', { ttlMs: 5000 })).toBeNull();
-    expect(await admin.set(key, 'intruder', 'PX', 5000, 'NX')).toBeNull();
+    // Another client's SET NX is refused too (Redis itself is the referee there).
+    if (raw) expect(await raw.set(key, 'intruder', 'PX', 5000, 'NX')).toBeNull();
     expect(Buffer.from(lock!.token, 'base64url').length).toBeGreaterThanOrEqual(16);
     expect(await lock!.release()).toBe(true);
     expect(await admin.exists(key)).toBe(0);
@@ -65,8 +72,8 @@ describe.each<TopologyName>(['standalone', 'cluster'])('LockService on %s', (top
     expect(await lock.release()).toBe(true);
   });
 
-  it('keeps a read-modify-write exact under 32 contenders in two app instances, one holder at a time', async () => {
-    const second = await start();
+  it('keeps a read-modify-write exact under 32 contenders (in two app instances on Redis), one holder at a time', async () => {
+    const second = shared ? await start() : app;
     try {
       const services = [locks, second.get(LockService)];
       const counterKey = `${prefix}:counter`;
@@ -82,7 +89,7 @@ describe.each<TopologyName>(['standalone', 'cluster'])('LockService on %s', (top
               maxActive = Math.max(maxActive, active);
               const value = Number((await admin.get(counterKey)) ?? '0');
               await yieldTurn();
-              await admin.set(counterKey, String(value + 1), 'PX', 60_000);
+              await admin.set(counterKey, String(value + 1), 60_000);
               active--;
             },
             { ttlMs: 5000, waitMs: 20_000 },
@@ -93,7 +100,7 @@ describe.each<TopologyName>(['standalone', 'cluster'])('LockService on %s', (top
       expect(await admin.get(counterKey)).toBe(String(32 * iterations));
       expect(maxActive).toBe(1);
     } finally {
-      await second.close();
+      if (second !== app) await second.close();
     }
   });
 
@@ -141,12 +148,12 @@ describe.each<TopologyName>(['standalone', 'cluster'])('LockService on %s', (top
     const keys = keysOf(resource);
     expect(keys.lock).toBe(`${prefix}:lock:{order%3A42%20%7Bx%7D%2A}`);
     expect(await admin.get(keys.lock)).toBe(lock.token);
-    if (admin instanceof Cluster) {
-      expect(await admin.cluster('KEYSLOT', keys.fence)).toBe(await admin.cluster('KEYSLOT', keys.lock));
+    if (raw instanceof Cluster) {
+      expect(await raw.cluster('KEYSLOT', keys.fence)).toBe(await raw.cluster('KEYSLOT', keys.lock));
     }
     await lock.release();
-    expect(await keysWithoutTtl(admin, `${prefix}:*`)).toEqual([]);
-    const fences = await scanKeys(admin, `${prefix}:lock:*:fence`);
+    expect(await admin.keysWithoutTtl(`${prefix}:`)).toEqual([]);
+    const fences = (await admin.keys(`${prefix}:lock:`)).filter((key) => key.endsWith(':fence'));
     expect(fences.length).toBeGreaterThan(0);
     for (const fence of fences) expect(await admin.pttl(fence)).toBeGreaterThan(24 * 3600 * 1000);
   });
@@ -155,15 +162,20 @@ describe.each<TopologyName>(['standalone', 'cluster'])('LockService on %s', (top
     await expect(locks.tryAcquire('', { ttlMs: 100 })).rejects.toMatchObject({ argument: 'resource' });
     await expect(locks.tryAcquire('bad-ttl', { ttlMs: -1 })).rejects.toBeInstanceOf(InvalidArgumentError);
     await expect(locks.acquire('bad-wait', { ttlMs: 100, waitMs: 1.5 })).rejects.toMatchObject({ argument: 'waitMs' });
-    expect(await scanKeys(admin, `${prefix}:lock:{bad*`)).toEqual([]);
+    expect(await admin.keys(`${prefix}:lock:{bad`)).toEqual([]);
   });
 
   it('releases the locks it holds when the application closes', async () => {
     const other = await start();
-    const lock = (await other.get(LockService).tryAcquire('held-at-close', { ttlMs: 60_000 }))!;
-    expect(await admin.exists(lock.keys.lock)).toBe(1);
-    await other.close();
-    expect(await admin.exists(lock.keys.lock)).toBe(0);
+    const keys = inspectKeys(backend, other);
+    try {
+      const lock = (await other.get(LockService).tryAcquire('held-at-close', { ttlMs: 60_000 }))!;
+      expect(await keys.exists(lock.keys.lock)).toBe(1);
+      await other.close();
+      expect(await keys.exists(lock.keys.lock)).toBe(0);
+    } finally {
+      keys.close();
+    }
   });
 });
 
