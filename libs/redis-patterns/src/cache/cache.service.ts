@@ -49,7 +49,7 @@ export class CacheService {
     if (this.runtime.defaults.near) {
       const value = this.runtime.near.get(entry);
       if (value !== NEAR_MISS) {
-        this.engine.health.stats.hits++;
+        this.engine.health.answered('near_hit');
         return Promise.resolve(value as T);
       }
       return this.runtime.near.read(this.engine, entry).then(this.countRead) as Promise<T | undefined>;
@@ -71,10 +71,10 @@ export class CacheService {
 
   private readonly countRead = (found: FoundEntry | undefined): unknown => {
     if (found === undefined || found.stale) {
-      this.engine.health.stats.misses++;
+      this.engine.health.answered('miss');
       return undefined;
     }
-    this.engine.health.stats.hits++;
+    this.engine.health.answered('hit');
     return found.value;
   };
 
@@ -97,10 +97,10 @@ export class CacheService {
     const found = await Promise.all(raws.map((raw, i) => (raw === null ? undefined : this.engine.interpret(entries[i], raw))));
     return found.map((entry) => {
       if (entry === undefined || entry.stale) {
-        health.stats.misses++;
+        health.answered('miss');
         return undefined;
       }
-      health.stats.hits++;
+      health.answered('hit');
       return entry.value as T;
     });
   }

@@ -13,6 +13,7 @@ import { backoffDelayMs, LocalWaiters } from './backoff';
 import { Lock, type LockContext } from './lock';
 import { checkMs, checkResource, type LockKeys, lockKeys } from './lock-keys';
 import { LOCK_SETTINGS, type LockSettings } from './lock.options';
+import { LockMetrics } from './lock.metrics';
 import { LOCK_STORE, type LockStore } from './lock.store';
 import { TokenSource } from './token-source';
 import { withDeadline } from '../core/time/with-deadline';
@@ -58,6 +59,9 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly waiters = new LocalWaiters();
   private readonly context: LockContext;
   private closing = false;
+  private readonly metrics = new LockMetrics();
+  /** When each held lock was acquired (`performance.now()`), for the hold-duration metric. */
+  private readonly acquiredAt = new WeakMap<Lock, number>();
 
   constructor(
     @Inject(RESOLVED_OPTIONS) private readonly moduleOptions: ResolvedRedisPatternsOptions,
@@ -73,7 +77,10 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
       forget: (lock) => {
         this.held.delete(lock);
         this.waiters.wakeOne(lock.keys.lock);
+        const acquiredAt = this.acquiredAt.get(lock);
+        if (acquiredAt !== undefined) this.metrics.released(acquiredAt);
       },
+      extended: () => this.metrics.extended(),
     };
   }
 
@@ -96,7 +103,8 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
    */
   async tryAcquire(resource: string, options: TryAcquireOptions = {}): Promise<Lock | null> {
     checkResource(resource);
-    const outcome = await this.attempt(resource, lockKeys(this.keys, resource), this.ttlOf(options));
+    const startedAt = performance.now();
+    const outcome = await this.measured(startedAt, this.attempt(resource, lockKeys(this.keys, resource), this.ttlOf(options)));
     if (outcome instanceof Lock) return outcome;
     if (outcome.reason === 'replication') throw new LockNotAcquiredError(resource, outcome.reason, outcome.retryAfterMs);
     return null;
@@ -111,7 +119,11 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
     checkResource(resource);
     const ttlMs = this.ttlOf(options);
     const waitMs = options.waitMs === undefined ? 0 : checkMs(options.waitMs, 'waitMs', 0);
-    const deadline = performance.now() + waitMs;
+    const startedAt = performance.now();
+    return this.measured(startedAt, this.acquireWithin(resource, ttlMs, startedAt + waitMs)) as Promise<Lock>;
+  }
+
+  private async acquireWithin(resource: string, ttlMs: number, deadline: number): Promise<Lock> {
     // The keys are built (and the resource escaped) once per call, not once per attempt.
     const keys = lockKeys(this.keys, resource);
     for (let attempt = 0; ; attempt++) {
@@ -143,7 +155,11 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
   runHeld<T>(lock: Lock, work: LockedWork<T>): Promise<T> {
     const controller = new AbortController();
     const intervalMs = Math.max(1, Math.floor(lock.ttlMs * this.options.autoExtendRatio));
-    const extender = new AutoExtender(lock, lock.ttlMs, intervalMs, (reason) => controller.abort(reason), this.logger);
+    const lost = (reason: LockLostError): void => {
+      if (!controller.signal.aborted) this.metrics.lost();
+      controller.abort(reason);
+    };
+    const extender = new AutoExtender(lock, lock.ttlMs, intervalMs, lost, this.logger);
     extender.start();
     const run = (async () => {
       try {
@@ -207,6 +223,7 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
     }
     if (!result.acquired) return result;
     const lock = new Lock(resource, token, result.fencingToken, keys, ttlMs, startedAt, this.context);
+    this.acquiredAt.set(lock, startedAt);
     this.held.add(lock);
     if (!lock.isHeld) {
       // The reply came back after the lock's validity: it may already be someone else's. Give it back.
@@ -214,6 +231,18 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
       return { reason: 'expired', retryAfterMs: 0 };
     }
     return lock;
+  }
+
+  /** The outcome of an acquisition that began at `startedAt`, recorded in the metrics. */
+  private async measured(startedAt: number, attempt: Promise<Lock | Failure>): Promise<Lock | Failure> {
+    try {
+      const outcome = await attempt;
+      this.metrics.acquisition(outcome instanceof Lock ? 'acquired' : outcome.reason, startedAt);
+      return outcome;
+    } catch (error) {
+      if (error instanceof LockNotAcquiredError) this.metrics.acquisition(error.reason, startedAt);
+      throw error;
+    }
   }
 
   private async releaseQuietly(lock: Lock): Promise<void> {

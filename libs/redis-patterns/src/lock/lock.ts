@@ -11,6 +11,8 @@ export interface LockContext {
   driftMs(ttlMs: number): number;
   /** Called once the lock is released (or known lost), so the service stops tracking it. */
   forget(lock: Lock): void;
+  /** Called after each successful extension. */
+  extended(lock: Lock): void;
 }
 
 /**
@@ -82,6 +84,7 @@ export class Lock {
     if (validUntil <= performance.now()) throw new LockLostError(this.resource, 'the extension arrived after its own validity ran out');
     this.currentTtlMs = ttlMs;
     this.validUntil = validUntil;
+    this.context.extended(this);
     return true;
   }
 

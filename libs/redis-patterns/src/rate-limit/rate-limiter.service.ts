@@ -11,10 +11,14 @@ import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { checkCost, compilePolicies, type CompiledPolicies, type PolicyErrorFactory } from './compile-policies';
 import { BoundedEntries, MemoryRateLimiter } from './memory/memory-rate-limiter';
 import type { RateLimitConsumeOptions, RateLimitDecision, RateLimitOutageOptions, RateLimitPolicy } from './rate-limit-policy';
+import { RateLimitMetrics } from './rate-limit.metrics';
 import { RATE_LIMIT_STORE, type RateLimitStore } from './rate-limit.store';
 import { failOpenDecision, toDecision } from './to-decision';
 
 const NO_OPTIONS: RateLimitConsumeOptions = Object.freeze({});
+
+/** The limiter name metrics give every direct `consume()` call. */
+const CONSUME_METRIC_NAME = 'RateLimiterService.consume';
 
 const argumentError: PolicyErrorFactory = (field, expected, received) =>
   new InvalidArgumentError(field, `expected ${expected}, received ${received}`);
@@ -51,6 +55,7 @@ export class RateLimiterService implements BeforeApplicationShutdown {
   private readonly logger: LoggerService;
   private readonly stats: RateLimitOutageStats = { failedOpen: 0, failedClosed: 0, inMemory: 0 };
   private readonly outageLog: ThrottledLog;
+  private readonly metrics = new RateLimitMetrics();
 
   constructor(
     @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
@@ -79,7 +84,8 @@ export class RateLimiterService implements BeforeApplicationShutdown {
       checkKey(key);
       const compiled = compilePolicies(policy, 'policy', argumentError);
       const cost = checkCost(options?.cost, compiled, argumentError);
-      return this.decide(key, compiled, cost, options ?? NO_OPTIONS, key);
+      // The key names the limiter in errors and logs; metrics get one name for every direct call (keys are unbounded).
+      return this.decide(key, compiled, cost, options ?? NO_OPTIONS, key, CONSUME_METRIC_NAME);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -105,7 +111,7 @@ export class RateLimiterService implements BeforeApplicationShutdown {
 
   /**
    * The decision for an already compiled limiter (used by `@RateLimit`); `identity` is the full limiter key,
-   * `limiter` its name for errors and logs.
+   * `limiter` its name for errors, logs and metrics (`metricName` when those differ).
    * @internal
    */
   decide(
@@ -114,11 +120,15 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     cost: number,
     outage: RateLimitOutageOptions,
     limiter: string,
+    metricName: string = limiter,
   ): Promise<RateLimitDecision> {
+    const startedAt = performance.now();
     const keys = this.keysFor(identity, compiled);
+    const without = (error: unknown): RateLimitDecision =>
+      this.withoutRedis(error, keys, compiled, cost, outage, limiter, metricName, startedAt);
     if (this.breaker.isOpen) {
       try {
-        return Promise.resolve(this.withoutRedis(undefined, keys, compiled, cost, outage, limiter));
+        return Promise.resolve(without(undefined));
       } catch (error) {
         return Promise.reject(error);
       }
@@ -129,10 +139,11 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     } catch (error) {
       pending = Promise.reject(error);
     }
-    return pending.then(
-      (reply) => toDecision(reply, compiled, this.store.source),
-      (error: unknown) => this.withoutRedis(error, keys, compiled, cost, outage, limiter),
-    );
+    return pending.then((reply) => {
+      const decision = toDecision(reply, compiled, this.store.source);
+      this.metrics.record(metricName, decision.allowed ? 'allowed' : 'denied', startedAt);
+      return decision;
+    }, without);
   }
 
   private withoutRedis(
@@ -142,6 +153,8 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     cost: number,
     outage: RateLimitOutageOptions,
     limiter: string,
+    metricName: string,
+    startedAt: number,
   ): RateLimitDecision {
     if (error !== undefined) {
       this.breaker.failed(error);
@@ -151,13 +164,16 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     const failOpen = outage.failOpen ?? this.settings.failOpen;
     if (inMemory) {
       this.stats.inMemory++;
+      this.metrics.record(metricName, 'fallback', startedAt);
       return toDecision(this.memory.consume(keys, compiled, cost), compiled, 'memory');
     }
     if (failOpen) {
       this.stats.failedOpen++;
+      this.metrics.record(metricName, 'failed_open', startedAt);
       return failOpenDecision(compiled);
     }
     this.stats.failedClosed++;
+    this.metrics.record(metricName, 'failed_closed', startedAt);
     throw new RateLimitUnavailableError(limiter, { cause: error });
   }
 

@@ -79,7 +79,7 @@ export class CacheEngine {
     if (near !== undefined) {
       const value = near.get(entry);
       if (value !== NEAR_MISS) {
-        this.health.stats.hits++;
+        this.health.answered('near_hit');
         return Promise.resolve({ value: value as T, status: 'HIT' });
       }
     }
@@ -87,17 +87,17 @@ export class CacheEngine {
     return read.then((hit) => {
       if (hit) {
         if (!hit.stale) {
-          this.health.stats.hits++;
+          this.health.answered('hit');
           if (policy.beta > 0 && this.shouldRefreshEarly(hit, policy)) this.refreshInBackground(entry, loader, policy, keep);
           return { value: hit.value as T, status: 'HIT' as const };
         }
         if (policy.staleMs > 0) {
-          this.health.stats.staleHits++;
+          this.health.answered('stale');
           this.refreshInBackground(entry, loader, policy, keep);
           return { value: hit.value as T, status: 'STALE' as const };
         }
       }
-      this.health.stats.misses++;
+      this.health.answered('miss');
       return this.flights.run(entry, () => this.fill(entry, loader, policy, keep));
     });
   }
@@ -212,15 +212,16 @@ export class CacheEngine {
     epochs: number[] | undefined,
     token: string | undefined,
   ): Promise<Fetched<T>> {
-    this.health.stats.loads++;
     const started = performance.now();
     let value: T;
     try {
       value = await loader();
     } catch (error) {
+      this.health.loaded(started);
       if (token) void this.release(entry, token);
       throw error;
     }
+    this.health.loaded(started);
     // Without the tags' epochs (Redis failed) a tagged result cannot be stored safely; undefined is never cached.
     if (value === undefined || epochs === undefined || (keep && !keep(value))) {
       if (token) void this.release(entry, token);

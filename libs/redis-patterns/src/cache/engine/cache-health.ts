@@ -1,3 +1,4 @@
+import { type CacheResult, CacheMetrics } from '../cache.metrics';
 import type { LoggerService } from '@nestjs/common';
 import { redactSecrets } from '../../core/connections/redact';
 import { ThrottledLog } from '../../core/logging/throttled-log';
@@ -32,6 +33,7 @@ export interface CacheStats {
  */
 export class CacheHealth {
   readonly stats: CacheStats = { hits: 0, misses: 0, staleHits: 0, loads: 0, refreshes: 0, errors: 0, bypassed: 0, skippedWrites: 0 };
+  private readonly metrics = new CacheMetrics();
   private lastFailureAt = 0;
   private readonly log: ThrottledLog;
   private readonly breaker: CircuitBreaker;
@@ -74,9 +76,24 @@ export class CacheHealth {
     this.lastFailureAt = 0;
   }
 
+  /** Counts how a read was answered, in `stats()` and the requests metric. */
+  answered(result: Exclude<CacheResult, 'error'>): void {
+    if (result === 'miss') this.stats.misses++;
+    else if (result === 'stale') this.stats.staleHits++;
+    else this.stats.hits++;
+    this.metrics.request(result);
+  }
+
+  /** Counts a run of the source on a miss, begun at `startedAt` (a `performance.now()` reading). */
+  loaded(startedAt: number): void {
+    this.stats.loads++;
+    this.metrics.loaded(startedAt);
+  }
+
   /** Records a Redis failure of `operation` (never rethrown: the cache fails open). */
   failed(operation: string, error: unknown): void {
     this.stats.errors++;
+    this.metrics.request('error');
     this.lastFailureAt = Date.now();
     this.breaker.failed(error);
     this.report(`Cache ${operation} failed; serving from the source (fail-open): ${describe(error)}`);

@@ -1,0 +1,65 @@
+/** Attribute values of a measurement: few and low-cardinality (never a key, a user id or a tracker value). */
+export type MetricAttributes = Readonly<Record<string, string>>;
+
+/** A monotonic counter (the part of OpenTelemetry's `Counter` the library uses). */
+export interface CounterMetric {
+  add(value: number, attributes?: MetricAttributes): void;
+}
+
+/** A distribution of values, e.g. durations in seconds (the part of OpenTelemetry's `Histogram` the library uses). */
+export interface HistogramMetric {
+  record(value: number, attributes?: MetricAttributes): void;
+}
+
+/** Creates the library's instruments; see {@link libraryMeter}. */
+export interface LibraryMeter {
+  counter(name: string, description: string, unit: string): CounterMetric;
+  histogram(name: string, description: string, unit: string): HistogramMetric;
+}
+
+interface OtelMeter {
+  createCounter(name: string, options: { description: string; unit: string }): CounterMetric;
+  createHistogram(name: string, options: { description: string; unit: string }): HistogramMetric;
+}
+
+interface OtelApi {
+  metrics: { getMeter(name: string, version?: string): OtelMeter };
+}
+
+/** The instrumentation scope of every metric the library records. */
+export const METER_NAME = 'nestjs-redis-patterns';
+
+const NOOP: LibraryMeter = {
+  counter: () => ({ add: () => undefined }),
+  histogram: () => ({ record: () => undefined }),
+};
+
+let api: OtelApi | null | undefined;
+
+/**
+ * The library's meter, from the global MeterProvider of `@opentelemetry/api` at the time of the call. The API is an
+ * optional peer: without it installed every instrument is a no-op, and with it but no SDK registered the API's own
+ * no-op meter answers. Patterns create their instruments once, when their service is constructed, so an SDK must be
+ * registered before the application is created (as OpenTelemetry's Node setup does with `--require`).
+ */
+export function libraryMeter(): LibraryMeter {
+  if (api === undefined) {
+    try {
+      // Loaded on first use rather than imported: the package must work without the optional peer.
+      api = require('@opentelemetry/api') as OtelApi;
+    } catch {
+      api = null;
+    }
+  }
+  if (!api) return NOOP;
+  const meter = api.metrics.getMeter(METER_NAME);
+  return {
+    counter: (name, description, unit) => meter.createCounter(name, { description, unit }),
+    histogram: (name, description, unit) => meter.createHistogram(name, { description, unit }),
+  };
+}
+
+/** Seconds elapsed since `startedAt` (a `performance.now()` reading): OpenTelemetry records durations in seconds. */
+export function secondsSince(startedAt: number): number {
+  return (performance.now() - startedAt) / 1000;
+}

@@ -1,0 +1,114 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { metrics } from '@opentelemetry/api';
+import { type DataPoint, type Histogram, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { CacheService, LockService, RateLimiterService, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { type BackendName, connectionOf, inspectKeys } from '../../support/backends';
+import { uniquePrefix, waitFor } from '../../support/redis-env';
+
+/** A reader the test collects from when it wants (the SDK's pull path, no exporter or timer). */
+class CollectingReader extends MetricReader {
+  protected onShutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  protected onForceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+const ALLOWED_ATTRIBUTES = new Set(['result', 'outcome', 'limiter']);
+
+describe.each<BackendName>(['standalone', 'memory'])('OpenTelemetry metrics on %s', (backend) => {
+  const reader = new CollectingReader();
+  const provider = new MeterProvider({ readers: [reader] });
+  let app: INestApplicationContext;
+
+  beforeAll(async () => {
+    // The SDK is registered before the application is created, as OpenTelemetry's Node setup does.
+    metrics.setGlobalMeterProvider(provider);
+    const moduleRef = await Test.createTestingModule({
+      imports: [RedisPatternsModule.forRoot({ connection: connectionOf(backend), keyPrefix: uniquePrefix(`otel-${backend}`) })],
+    }).compile();
+    app = await moduleRef.init();
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    metrics.disable();
+    await provider.shutdown();
+  });
+
+  async function points(name: string): Promise<Array<DataPoint<number | Histogram>>> {
+    const { resourceMetrics } = await reader.collect();
+    const scope = resourceMetrics.scopeMetrics.find((s) => s.scope.name === 'nestjs-redis-patterns');
+    return (scope?.metrics.find((m) => m.descriptor.name === name)?.dataPoints ?? []) as Array<DataPoint<number | Histogram>>;
+  }
+
+  async function sum(name: string, attributes: Record<string, string> = {}): Promise<number> {
+    const matching = (await points(name)).filter((p) => Object.entries(attributes).every(([k, v]) => p.attributes[k] === v));
+    return matching.reduce((total, p) => total + (typeof p.value === 'number' ? p.value : p.value.count), 0);
+  }
+
+  it('counts cache requests by result and times the loader on a miss', async () => {
+    const cache = app.get(CacheService);
+    let loads = 0;
+    const loader = async () => ++loads;
+    await cache.wrap('otel-item', loader, { ttl: 60 });
+    await cache.wrap('otel-item', loader, { ttl: 60 });
+    await cache.get('otel-absent');
+    expect(await sum('redis_patterns.cache.requests', { result: 'miss' })).toBe(2);
+    expect(await sum('redis_patterns.cache.requests', { result: 'hit' })).toBe(1);
+    expect(await sum('redis_patterns.cache.loader.duration')).toBe(1);
+  });
+
+  it('counts rate-limit decisions by outcome and limiter, and times them', async () => {
+    const limiter = app.get(RateLimiterService);
+    const policy = { algorithm: 'fixed-window', limit: 2, windowMs: 60_000 } as const;
+    for (let i = 0; i < 3; i++) await limiter.consume('user-42', policy);
+    const attributes = { limiter: 'RateLimiterService.consume' };
+    expect(await sum('redis_patterns.rate_limit.decisions', { ...attributes, outcome: 'allowed' })).toBe(2);
+    expect(await sum('redis_patterns.rate_limit.decisions', { ...attributes, outcome: 'denied' })).toBe(1);
+    expect(await sum('redis_patterns.rate_limit.decision.duration', attributes)).toBe(3);
+  });
+
+  it('counts lock acquisitions by outcome, hold times, extensions and losses', async () => {
+    const locks = app.get(LockService);
+    const held = (await locks.tryAcquire('otel-job', { ttlMs: 5000 }))!;
+    expect(await locks.tryAcquire('otel-job', { ttlMs: 5000 })).toBeNull();
+    await held.extend(5000);
+    await held.release();
+    expect(await sum('redis_patterns.lock.acquisitions', { outcome: 'acquired' })).toBe(1);
+    expect(await sum('redis_patterns.lock.acquisitions', { outcome: 'contention' })).toBe(1);
+    expect(await sum('redis_patterns.lock.wait.duration')).toBe(2);
+    expect(await sum('redis_patterns.lock.hold.duration')).toBe(1);
+    expect(await sum('redis_patterns.lock.extensions')).toBe(1);
+
+    const keys = inspectKeys(backend, app);
+    try {
+      await locks.using(
+        'otel-lost',
+        async (signal, lock) => {
+          await keys.del(lock.keys.lock); // another party removed it: the next extension finds it gone
+          await waitFor(() => signal.aborted, 5000);
+        },
+        { ttlMs: 300 },
+      );
+    } finally {
+      keys.close();
+    }
+    expect(await sum('redis_patterns.lock.losses')).toBe(1);
+  });
+
+  it('keeps attributes low-cardinality: no key, resource or identity in any data point', async () => {
+    const { resourceMetrics } = await reader.collect();
+    const all = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics.flatMap((m) => m.dataPoints as Array<DataPoint<unknown>>));
+    expect(all.length).toBeGreaterThan(5);
+    for (const point of all) {
+      for (const [name, value] of Object.entries(point.attributes)) {
+        expect(ALLOWED_ATTRIBUTES.has(name)).toBe(true);
+        expect(String(value)).not.toMatch(/otel-|user-42/);
+      }
+    }
+  });
+});
