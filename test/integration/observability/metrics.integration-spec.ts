@@ -2,7 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { metrics } from '@opentelemetry/api';
 import { type DataPoint, type Histogram, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
-import { CacheService, LockService, RateLimiterService, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { CacheService, LockService, PubSubService, RateLimiterService, RedisPatternsModule, StreamsService } from 'nestjs-redis-patterns';
 import { type BackendName, connectionOf, inspectKeys } from '../../support/backends';
 import { uniquePrefix, waitFor } from '../../support/redis-env';
 
@@ -17,12 +17,13 @@ class CollectingReader extends MetricReader {
   }
 }
 
-const ALLOWED_ATTRIBUTES = new Set(['result', 'outcome', 'limiter']);
+const ALLOWED_ATTRIBUTES = new Set(['result', 'outcome', 'limiter', 'operation', 'stream', 'group']);
 
-describe.each<BackendName>(['standalone', 'memory'])('OpenTelemetry metrics on %s', (backend) => {
+/** An application of the module with an SDK registered before it was created, and sums of what it recorded. */
+function withMeteredApp(backend: BackendName) {
   const reader = new CollectingReader();
   const provider = new MeterProvider({ readers: [reader] });
-  let app: INestApplicationContext;
+  const harness = { app: undefined as unknown as INestApplicationContext, reader, sum };
 
   beforeAll(async () => {
     // The SDK is registered before the application is created, as OpenTelemetry's Node setup does.
@@ -30,25 +31,33 @@ describe.each<BackendName>(['standalone', 'memory'])('OpenTelemetry metrics on %
     const moduleRef = await Test.createTestingModule({
       imports: [RedisPatternsModule.forRoot({ connection: connectionOf(backend), keyPrefix: uniquePrefix(`otel-${backend}`) })],
     }).compile();
-    app = await moduleRef.init();
+    harness.app = await moduleRef.init();
   });
 
   afterAll(async () => {
-    await app?.close();
+    await harness.app?.close();
     metrics.disable();
     await provider.shutdown();
   });
 
-  async function points(name: string): Promise<Array<DataPoint<number | Histogram>>> {
+  async function sum(name: string, attributes: Record<string, string> = {}): Promise<number> {
     const { resourceMetrics } = await reader.collect();
     const scope = resourceMetrics.scopeMetrics.find((s) => s.scope.name === 'nestjs-redis-patterns');
-    return (scope?.metrics.find((m) => m.descriptor.name === name)?.dataPoints ?? []) as Array<DataPoint<number | Histogram>>;
-  }
-
-  async function sum(name: string, attributes: Record<string, string> = {}): Promise<number> {
-    const matching = (await points(name)).filter((p) => Object.entries(attributes).every(([k, v]) => p.attributes[k] === v));
+    const points = (scope?.metrics.find((m) => m.descriptor.name === name)?.dataPoints ?? []) as Array<DataPoint<number | Histogram>>;
+    const matching = points.filter((p) => Object.entries(attributes).every(([k, v]) => p.attributes[k] === v));
     return matching.reduce((total, p) => total + (typeof p.value === 'number' ? p.value : p.value.count), 0);
   }
+
+  return harness;
+}
+
+describe.each<BackendName>(['standalone', 'memory'])('OpenTelemetry metrics on %s', (backend) => {
+  const metered = withMeteredApp(backend);
+  const sum = metered.sum;
+  let app: INestApplicationContext;
+  beforeAll(() => {
+    app = metered.app;
+  });
 
   it('counts cache requests by result and times the loader on a miss', async () => {
     const cache = app.get(CacheService);
@@ -100,8 +109,21 @@ describe.each<BackendName>(['standalone', 'memory'])('OpenTelemetry metrics on %
     expect(await sum('redis_patterns.lock.losses')).toBe(1);
   });
 
+  it('counts pub/sub messages published and received, and handler errors', async () => {
+    const pubsub = app.get(PubSubService);
+    const subscription = await pubsub.subscribe('otel-news', (message) => {
+      if (message === 'bad') throw new Error('handler failure');
+    });
+    await pubsub.publish('otel-news', 'good');
+    await pubsub.publish('otel-news', 'bad');
+    await waitFor(async () => (await sum('redis_patterns.pubsub.handler.errors')) === 1, 5000);
+    expect(await sum('redis_patterns.pubsub.messages', { operation: 'publish' })).toBe(2);
+    expect(await sum('redis_patterns.pubsub.messages', { operation: 'receive' })).toBe(2);
+    await subscription.unsubscribe();
+  });
+
   it('keeps attributes low-cardinality: no key, resource or identity in any data point', async () => {
-    const { resourceMetrics } = await reader.collect();
+    const { resourceMetrics } = await metered.reader.collect();
     const all = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics.flatMap((m) => m.dataPoints as Array<DataPoint<unknown>>));
     expect(all.length).toBeGreaterThan(5);
     for (const point of all) {
@@ -109,6 +131,33 @@ describe.each<BackendName>(['standalone', 'memory'])('OpenTelemetry metrics on %
         expect(ALLOWED_ATTRIBUTES.has(name)).toBe(true);
         expect(String(value)).not.toMatch(/otel-|user-42/);
       }
+    }
+  });
+});
+
+describe('OpenTelemetry metrics of stream consumers (standalone)', () => {
+  const metered = withMeteredApp('standalone');
+
+  it('counts entries by outcome (acked, failed, dead-lettered) with stream and group, and times the handler', async () => {
+    const streams = metered.app.get(StreamsService);
+    for (const n of [1, 2, 3]) await streams.add('otel-orders', { n: String(n) });
+    const consumer = streams.consume({
+      stream: 'otel-orders',
+      group: 'billing',
+      blockMs: 50,
+      maxDeliveries: 1,
+      handler: (message) => {
+        if (message.fields.n === '2') throw new Error('cannot bill');
+      },
+    });
+    try {
+      const names = { stream: 'otel-orders', group: 'billing' };
+      await waitFor(async () => (await metered.sum('redis_patterns.stream.entries', { ...names, outcome: 'dead_lettered' })) === 1, 5000);
+      expect(await metered.sum('redis_patterns.stream.entries', { ...names, outcome: 'acked' })).toBe(2);
+      expect(await metered.sum('redis_patterns.stream.entries', { ...names, outcome: 'failed' })).toBe(1);
+      expect(await metered.sum('redis_patterns.stream.handler.duration', names)).toBe(3);
+    } finally {
+      await consumer.stop();
     }
   });
 });

@@ -1,3 +1,4 @@
+import { PubSubMetrics } from './messaging.metrics';
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService } from '@nestjs/common';
 import { KeyBuilder } from '../core/keys/key-builder';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
@@ -31,6 +32,7 @@ interface Registration {
 export class PubSubService implements BeforeApplicationShutdown {
   private readonly names: ChannelNames;
   private readonly logger: LoggerService;
+  private readonly metrics: PubSubMetrics;
   private readonly registrations = new Map<string, Registration>();
   /** Per raw name, the tail of the SUBSCRIBE/UNSUBSCRIBE chain: commands for one name never overtake each other. */
   private readonly pendingOps = new Map<string, Promise<void>>();
@@ -43,6 +45,7 @@ export class PubSubService implements BeforeApplicationShutdown {
     @Inject(PUBSUB_STORE) private readonly store: PubSubStore,
   ) {
     this.names = new ChannelNames(keys);
+    this.metrics = new PubSubMetrics();
     this.logger = options.logger ?? new Logger('PubSubService');
     store.listen({
       message: (subscription, channel, message) => this.dispatch(subscription, channel, message),
@@ -63,7 +66,9 @@ export class PubSubService implements BeforeApplicationShutdown {
     const payload = JSON.stringify(message);
     if (payload === undefined)
       throw new InvalidArgumentError('message', 'expected a JSON-serialisable value (got undefined or a function)');
-    return this.store.publish(this.names.channel(channel), payload);
+    const receivers = await this.store.publish(this.names.channel(channel), payload);
+    this.metrics.published();
+    return receivers;
   }
 
   /**
@@ -79,7 +84,10 @@ export class PubSubService implements BeforeApplicationShutdown {
     const queue = new HandlerQueue(
       handler as MessageHandler,
       this.settings.maxQueuedMessages,
-      (error, channel) => this.logger.error(`Handler of "${channelOrPattern}" failed on a message from "${channel}": ${describe(error)}`),
+      (error, channel) => {
+        this.metrics.handlerFailed();
+        this.logger.error(`Handler of "${channelOrPattern}" failed on a message from "${channel}": ${describe(error)}`);
+      },
       (channel, dropped) => {
         if (dropped === 1 || dropped % 1000 === 0) {
           this.logger.warn(`Handler of "${channelOrPattern}" is too slow: ${dropped} message(s) from "${channel}" dropped so far`);
@@ -146,6 +154,7 @@ export class PubSubService implements BeforeApplicationShutdown {
   private dispatch(raw: string, channel: string, message: string): void {
     const registration = this.registrations.get(raw);
     if (!registration || registration.handlers.size === 0) return;
+    this.metrics.received();
     const payload = decode(message);
     const name = this.names.display(channel);
     for (const queue of registration.handlers) queue.push(payload, name);

@@ -1,3 +1,4 @@
+import type { StreamConsumerMetrics } from './messaging.metrics';
 import type { LoggerService } from '@nestjs/common';
 import { deadLetter } from './dead-letter';
 import type { ResolvedConsumerSettings, StreamHandler } from './stream-consume-options';
@@ -28,6 +29,7 @@ export interface BatchContext {
   readonly deadLetterMaxLen: number;
   readonly handler: StreamHandler;
   readonly stats: StreamConsumerStats;
+  readonly metrics: StreamConsumerMetrics;
   readonly logger: LoggerService;
   /** Tracks a background write (an XACK) so `stop()` can wait for it. */
   track(write: Promise<unknown>): void;
@@ -54,10 +56,13 @@ export async function processBatch(ctx: BatchContext, entries: readonly Delivere
         fields: entry.fields ?? {},
         deliveries: entry.deliveries,
         error,
-      }).catch((e: unknown) => {
-        stats.deadLettered--;
-        ctx.logger.error(`Could not dead-letter ${settings.stream}/${entry.id}; it stays pending: ${describe(e)}`);
-      }),
+      }).then(
+        () => ctx.metrics.entry('dead_lettered'),
+        (e: unknown) => {
+          stats.deadLettered--;
+          ctx.logger.error(`Could not dead-letter ${settings.stream}/${entry.id}; it stays pending: ${describe(e)}`);
+        },
+      ),
     );
   };
   const handle = async (entry: DeliveredEntry): Promise<void> => {
@@ -73,12 +78,17 @@ export async function processBatch(ctx: BatchContext, entries: readonly Delivere
       );
       return;
     }
+    const startedAt = performance.now();
     try {
       await ctx.handler({ id: entry.id, stream: settings.stream, fields: entry.fields, deliveries: entry.deliveries });
+      ctx.metrics.handled(startedAt);
       stats.processed++;
+      ctx.metrics.entry('acked');
       acks.push(entry.id);
     } catch (error) {
+      ctx.metrics.handled(startedAt);
       stats.failed++;
+      ctx.metrics.entry('failed');
       if (entry.deliveries >= settings.maxDeliveries) giveUp(entry, describe(error));
       else {
         ctx.logger.warn(

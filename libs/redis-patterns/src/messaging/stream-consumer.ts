@@ -1,3 +1,4 @@
+import { StreamConsumerMetrics } from './messaging.metrics';
 import type { LoggerService } from '@nestjs/common';
 import { type BatchContext, type DeliveredEntry, describe, processBatch, type StreamConsumerStats } from './stream-batch';
 import type { ResolvedConsumerSettings, StreamHandler } from './stream-consume-options';
@@ -72,6 +73,7 @@ export class StreamConsumerLoop implements StreamConsumerHandle {
       deadLetterMaxLen: deps.deadLetterMaxLen,
       handler: deps.handler,
       stats: this.stats,
+      metrics: new StreamConsumerMetrics(deps.settings.stream, deps.settings.group),
       logger: deps.logger,
       track: (write) => {
         this.writes.add(write);
@@ -156,6 +158,7 @@ export class StreamConsumerLoop implements StreamConsumerHandle {
       const entries = await this.deps.reader.readGroup(this.self, { count: this.deps.settings.batchSize, after });
       if (entries.length === 0) return;
       this.stats.reclaimed += entries.length;
+      this.batch.metrics.entry('reclaimed', entries.length);
       await processBatch(this.batch, await this.withDeliveries(entries));
       after = entries[entries.length - 1].id;
     }
@@ -170,6 +173,7 @@ export class StreamConsumerLoop implements StreamConsumerHandle {
       cursor = claimed.cursor;
       if (claimed.entries.length > 0) {
         this.stats.reclaimed += claimed.entries.length;
+        this.batch.metrics.entry('reclaimed', claimed.entries.length);
         await processBatch(this.batch, await this.withDeliveries(claimed.entries));
       }
     } while (cursor !== '0-0' && !this.stopping);
