@@ -2,9 +2,17 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { metrics } from '@opentelemetry/api';
 import { type DataPoint, type Histogram, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
-import { CacheService, LockService, PubSubService, RateLimiterService, RedisPatternsModule, StreamsService } from 'nestjs-redis-patterns';
+import {
+  CacheService,
+  LockService,
+  PubSubService,
+  RateLimiterService,
+  RedisConnections,
+  RedisPatternsModule,
+  StreamsService,
+} from 'nestjs-redis-patterns';
 import { type BackendName, connectionOf, inspectKeys } from '../../support/backends';
-import { uniquePrefix, waitFor } from '../../support/redis-env';
+import { rawClient, uniquePrefix, waitFor } from '../../support/redis-env';
 
 /** A reader the test collects from when it wants (the SDK's pull path, no exporter or timer). */
 class CollectingReader extends MetricReader {
@@ -17,7 +25,7 @@ class CollectingReader extends MetricReader {
   }
 }
 
-const ALLOWED_ATTRIBUTES = new Set(['result', 'outcome', 'limiter', 'operation', 'stream', 'group']);
+const ALLOWED_ATTRIBUTES = new Set(['result', 'outcome', 'limiter', 'operation', 'stream', 'group', 'connection', 'state']);
 
 /** An application of the module with an SDK registered before it was created, and sums of what it recorded. */
 function withMeteredApp(backend: BackendName) {
@@ -159,5 +167,25 @@ describe('OpenTelemetry metrics of stream consumers (standalone)', () => {
     } finally {
       await consumer.stop();
     }
+  });
+});
+
+describe('OpenTelemetry metrics of connections (standalone)', () => {
+  const metered = withMeteredApp('standalone');
+
+  it('counts state changes and reconnects of a connection by its configured name', async () => {
+    const ready = { connection: 'default', state: 'ready' };
+    expect(await metered.sum('redis_patterns.connection.state_changes', ready)).toBe(1);
+    const client = metered.app.get(RedisConnections).get();
+    const id = String(await client.call('CLIENT', 'ID'));
+    const admin = rawClient('standalone');
+    try {
+      await admin.call('CLIENT', 'KILL', 'ID', id);
+    } finally {
+      admin.disconnect();
+    }
+    await waitFor(async () => (await metered.sum('redis_patterns.connection.state_changes', ready)) === 2, 5000);
+    expect(await metered.sum('redis_patterns.connection.state_changes', { connection: 'default', state: 'closed' })).toBe(1);
+    expect(await metered.sum('redis_patterns.connection.reconnects', { connection: 'default' })).toBeGreaterThanOrEqual(1);
   });
 });

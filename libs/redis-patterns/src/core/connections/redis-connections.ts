@@ -8,6 +8,7 @@ import { clientName, createClient, type ManagedClient } from './create-client';
 import { DEDICATED_CONNECTION_OVERRIDES } from './fail-fast-defaults';
 import { RedisExecutor } from '../scripts/redis-executor';
 import { closeClient, watchClientEvents, waitUntilReady } from './client-lifecycle';
+import { recordConnectionMetrics } from './connection.metrics';
 import { FrozenServerWatchdog } from './frozen-server-watchdog';
 import { redactDebugOutput } from './redact-debug-output';
 import { SentinelSwitchWatcher } from './sentinel-switch-watcher';
@@ -57,6 +58,7 @@ export class RedisConnections implements OnApplicationShutdown {
       redactDebugOutput(managed.secrets);
       if (managed.owned) {
         watchClientEvents(managed.client, name, managed.secrets, connections.logger);
+        recordConnectionMetrics(managed.client, name);
         connections.watch(managed, name);
       }
     }
@@ -135,6 +137,7 @@ export class RedisConnections implements OnApplicationShutdown {
         : base.duplicate(overrides);
     const managed = this.managed.get(name)!;
     watchClientEvents(client, `${name}:${purpose}`, managed.secrets, this.logger);
+    recordConnectionMetrics(client, name);
     this.dedicated.add(client);
     return client;
   }
