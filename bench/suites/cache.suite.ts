@@ -5,6 +5,7 @@ import Redis from 'ioredis';
 import { Keyv } from 'keyv';
 import type { BenchGroup, Contender } from '../lib/contender';
 import { libraryContender, unavailableContender } from '../lib/contenders';
+import { createOurContextWithMetricsSdk } from '../lib/metrics-sdk';
 import { createOurContext, missingExports, resolveService } from '../lib/our-library';
 import { CACHE_TTL_S, CACHED_VALUE } from './payload';
 import type { SuiteContext } from './suite-context';
@@ -67,6 +68,27 @@ function ourContenders(ctx: SuiteContext): Contender[] {
       op: async (w) => expectHit(await cache.wrap(keyOf(w), neverCalled, { ttl: CACHE_TTL_S })),
     }),
   ];
+}
+
+/** CacheService.get in an application created with the OpenTelemetry metrics SDK registered and exporting. */
+function metricsSdkContender(ctx: SuiteContext): Contender {
+  const missing = missingExports('CacheService');
+  if (missing) return unavailableContender('ours-get-otel', 'CacheService.get (OpenTelemetry SDK)', missing);
+  let cache: CacheServiceLike;
+  let close: (() => Promise<void>) | undefined;
+  return libraryContender({
+    id: 'ours-get-otel',
+    label: 'CacheService.get (OpenTelemetry SDK)',
+    concurrency: CONCURRENCY,
+    setup: async () => {
+      const app = await createOurContextWithMetricsSdk(ctx.redis.url, 'bench-cache-otel');
+      cache = resolveService<CacheServiceLike>(app, 'CacheService');
+      for (const key of KEYS) await cache.set(key, CACHED_VALUE, { ttl: CACHE_TTL_S });
+      close = () => app.close();
+    },
+    teardown: async () => close?.(),
+    op: async (w) => expectHit(await cache.get(keyOf(w))),
+  });
 }
 
 /** CacheService.get with the near cache on: after the first read of each key, every hit is served from L1. */
@@ -169,6 +191,7 @@ export function cacheGroup(ctx: SuiteContext): BenchGroup {
     probe: true,
     contenders: [
       ...ourContenders(ctx),
+      metricsSdkContender(ctx),
       nearContender(ctx),
       ...cacheManagerContenders(ctx),
       ioredisContender(ctx, false),
@@ -181,6 +204,7 @@ export function cacheGroup(ctx: SuiteContext): BenchGroup {
       { label: 'CacheService.get / ioredis GET (auto-pipelining)', numerator: 'ours-get', denominator: 'ioredis-ap' },
       { label: 'near cache L1 hit / CacheService.get (Redis hit)', numerator: 'ours-near-get', denominator: 'ours-get', target: 10 },
       { label: 'CacheService.get / node-redis GET', numerator: 'ours-get', denominator: 'node-redis' },
+      { label: 'CacheService.get with the OpenTelemetry SDK / without', numerator: 'ours-get-otel', denominator: 'ours-get', target: 0.95 },
     ],
   };
 }

@@ -3,6 +3,7 @@ import Redis from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import type { BenchGroup, Contender, RatioSpec } from '../lib/contender';
 import { libraryContender, unavailableContender } from '../lib/contenders';
+import { createOurContextWithMetricsSdk } from '../lib/metrics-sdk';
 import { createOurContext, missingExports, resolveService } from '../lib/our-library';
 import type { SuiteContext } from './suite-context';
 
@@ -59,6 +60,27 @@ export function sharedOurLimiter(ctx: SuiteContext, keyPrefix: string) {
     if (--users === 0) await close?.();
   };
   return shared;
+}
+
+/** The fixed-window decision in an application created with the OpenTelemetry metrics SDK registered and exporting. */
+function metricsSdkContender(ctx: SuiteContext): Contender {
+  const missing = missingExports('RateLimiterService');
+  if (missing) return unavailableContender('ours-fixed-window-otel', 'consume() fixed-window (OpenTelemetry SDK)', missing);
+  let limiter: RateLimiterLike;
+  let close: (() => Promise<void>) | undefined;
+  const nextKey = clientKeys('otel:');
+  return libraryContender({
+    id: 'ours-fixed-window-otel',
+    label: 'RateLimiterService.consume() fixed-window (OpenTelemetry SDK)',
+    concurrency: RL_CONCURRENCY,
+    setup: async () => {
+      const app = await createOurContextWithMetricsSdk(ctx.redis.url, 'bench-rl-otel');
+      limiter = resolveService<RateLimiterLike>(app, 'RateLimiterService');
+      close = () => app.close();
+    },
+    teardown: async () => close?.(),
+    op: async () => expectAllowed(await limiter.consume(nextKey(), POLICIES['fixed-window'])),
+  });
 }
 
 function ourContenders(ctx: SuiteContext): Contender[] {
@@ -144,13 +166,19 @@ export function rateLimitGroup(ctx: SuiteContext): BenchGroup {
     { label: `${name} / throttler storage`, numerator: `ours-${name}`, denominator: 'throttler', target: 1.5 },
   ]);
   ratios.push({ label: 'fixed-window / hand-written EVALSHA', numerator: 'ours-fixed-window', denominator: 'raw' });
+  ratios.push({
+    label: 'fixed-window with the OpenTelemetry SDK / without',
+    numerator: 'ours-fixed-window-otel',
+    denominator: 'ours-fixed-window',
+    target: 0.95,
+  });
   return {
     id: 'rate-limit',
     title: 'Rate limit: one policy',
     unit: 'one allowed decision',
     load: `${RL_CONCURRENCY} concurrent callers over ${KEY_SPACE.toLocaleString('en-US')} client keys, limit ${LIMIT} per ${WINDOW_MS / 1000} s, closed loop`,
     probe: true,
-    contenders: [...ourContenders(ctx), ...peerContenders(ctx)],
+    contenders: [...ourContenders(ctx), metricsSdkContender(ctx), ...peerContenders(ctx)],
     ratios,
   };
 }

@@ -79,14 +79,21 @@ describe.each<BackendName>(['standalone', 'memory'])('OpenTelemetry metrics on %
     expect(await sum('redis_patterns.cache.loader.duration')).toBe(1);
   });
 
-  it('counts rate-limit decisions by outcome and limiter, and times them', async () => {
+  it('counts every rate-limit decision by outcome and limiter, and times a sample of them', async () => {
     const limiter = app.get(RateLimiterService);
     const policy = { algorithm: 'fixed-window', limit: 2, windowMs: 60_000 } as const;
     for (let i = 0; i < 3; i++) await limiter.consume('user-42', policy);
     const attributes = { limiter: 'RateLimiterService.consume' };
     expect(await sum('redis_patterns.rate_limit.decisions', { ...attributes, outcome: 'allowed' })).toBe(2);
     expect(await sum('redis_patterns.rate_limit.decisions', { ...attributes, outcome: 'denied' })).toBe(1);
-    expect(await sum('redis_patterns.rate_limit.decision.duration', attributes)).toBe(3);
+    // Durations are a sample: the first of every 8 decisions of each limiter and outcome.
+    expect(await sum('redis_patterns.rate_limit.decision.duration', { ...attributes, outcome: 'allowed' })).toBe(1);
+    expect(await sum('redis_patterns.rate_limit.decision.duration', { ...attributes, outcome: 'denied' })).toBe(1);
+    const generous = { algorithm: 'fixed-window', limit: 100, windowMs: 60_000 } as const;
+    for (let i = 0; i < 8; i++) await limiter.consume('user-43', generous);
+    expect(await sum('redis_patterns.rate_limit.decisions', { ...attributes, outcome: 'allowed' })).toBe(10);
+    // The 9th allowed decision was the next one sampled.
+    expect(await sum('redis_patterns.rate_limit.decision.duration', { ...attributes, outcome: 'allowed' })).toBe(2);
   });
 
   it('counts lock acquisitions by outcome, hold times, extensions and losses', async () => {

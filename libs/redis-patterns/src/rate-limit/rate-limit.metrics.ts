@@ -1,4 +1,4 @@
-import { type CounterMetric, type HistogramMetric, libraryMeter, type MetricAttributes, secondsSince } from '../core/telemetry/metrics';
+import { type HistogramMetric, libraryMeter, type MetricAttributes, secondsSince } from '../core/telemetry/metrics';
 
 /** How a decision ended: by Redis (`allowed`, `denied`), or without it (the limiter's outage policy). */
 export type RateLimitOutcome = 'allowed' | 'denied' | 'failed_open' | 'failed_closed' | 'fallback';
@@ -8,39 +8,67 @@ const OUTCOMES: readonly RateLimitOutcome[] = ['allowed', 'denied', 'failed_open
 /** Beyond this many limiter names, further names are recorded as `other` (attributes stay low-cardinality). */
 const MAX_LIMITERS = 500;
 
+/** Every how many decisions one duration is recorded (per limiter and outcome, so rare outcomes are seen too). */
+const DURATION_SAMPLING = 8;
+
 /**
- * The rate limiter's metrics: `redis_patterns.rate_limit.decisions` and `redis_patterns.rate_limit.decision.duration`,
- * by outcome and limiter name. Attribute objects are made once per limiter, not per decision.
+ * The rate limiter's metrics: `redis_patterns.rate_limit.decisions` (every decision, by outcome and limiter) and
+ * `redis_patterns.rate_limit.decision.duration` (a sample of 1 in 8 decisions). A decision costs a few µs of
+ * client CPU, so the hot path only increments a number: the totals are reported when a reader collects (an
+ * observable counter), and the SDK's per-call attribute handling is paid on one decision in eight.
  */
 export class RateLimitMetrics {
-  private readonly decisions: CounterMetric;
   private readonly duration: HistogramMetric;
-  private readonly attributes = new Map<string, Readonly<Record<RateLimitOutcome, MetricAttributes>>>();
+  private readonly limiters = new Map<string, LimiterTotals>();
 
   constructor(meter = libraryMeter()) {
-    this.decisions = meter.counter('redis_patterns.rate_limit.decisions', 'Rate-limit decisions, by outcome and limiter', '{decision}');
+    meter.observableCounter(
+      'redis_patterns.rate_limit.decisions',
+      'Rate-limit decisions, by outcome and limiter',
+      '{decision}',
+      (observe) => {
+        for (const totals of this.limiters.values()) {
+          OUTCOMES.forEach((outcome, i) => {
+            if (totals.counts[i] > 0) observe(totals.counts[i], totals.attributes[outcome]);
+          });
+        }
+      },
+    );
     this.duration = meter.histogram(
       'redis_patterns.rate_limit.decision.duration',
-      'Time to take a rate-limit decision, Redis round trip included',
+      'Time to take a rate-limit decision, Redis round trip included (1 in 8 decisions)',
       's',
     );
   }
 
   /** Records one decision of `limiter` (a decorator's name, or `RateLimiterService.consume`) begun at `startedAt`. */
   record(limiter: string, outcome: RateLimitOutcome, startedAt: number): void {
-    const attributes = this.attributesOf(limiter)[outcome];
-    this.decisions.add(1, attributes);
-    this.duration.record(secondsSince(startedAt), attributes);
+    const totals = this.totalsOf(limiter);
+    const index = OUTCOME_INDEX[outcome];
+    if (totals.counts[index]++ % DURATION_SAMPLING === 0) this.duration.record(secondsSince(startedAt), totals.attributes[outcome]);
   }
 
-  private attributesOf(limiter: string): Readonly<Record<RateLimitOutcome, MetricAttributes>> {
-    let byOutcome = this.attributes.get(limiter);
-    if (!byOutcome) {
-      const name = this.attributes.size < MAX_LIMITERS ? limiter : 'other';
-      const entries = OUTCOMES.map((outcome) => [outcome, Object.freeze({ outcome, limiter: name })] as const);
-      byOutcome = Object.fromEntries(entries) as unknown as Record<RateLimitOutcome, MetricAttributes>;
-      if (name !== 'other') this.attributes.set(limiter, byOutcome);
+  private totalsOf(limiter: string): LimiterTotals {
+    let totals = this.limiters.get(limiter);
+    if (!totals) {
+      const name = this.limiters.size < MAX_LIMITERS ? limiter : 'other';
+      totals = this.limiters.get(name);
+      if (!totals) {
+        const entries = OUTCOMES.map((outcome) => [outcome, Object.freeze({ outcome, limiter: name })] as const);
+        totals = {
+          attributes: Object.fromEntries(entries) as unknown as Record<RateLimitOutcome, MetricAttributes>,
+          counts: new Float64Array(OUTCOMES.length),
+        };
+        this.limiters.set(name, totals);
+      }
     }
-    return byOutcome;
+    return totals;
   }
 }
+
+interface LimiterTotals {
+  readonly attributes: Readonly<Record<RateLimitOutcome, MetricAttributes>>;
+  readonly counts: Float64Array;
+}
+
+const OUTCOME_INDEX = Object.fromEntries(OUTCOMES.map((outcome, i) => [outcome, i])) as Record<RateLimitOutcome, number>;

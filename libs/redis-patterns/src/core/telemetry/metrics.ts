@@ -11,15 +11,27 @@ export interface HistogramMetric {
   record(value: number, attributes?: MetricAttributes): void;
 }
 
+/** Reports the current totals of an observable counter when a reader collects. */
+export type ObserveTotals = (observe: (value: number, attributes: MetricAttributes) => void) => void;
+
 /** Creates the library's instruments; see {@link libraryMeter}. */
 export interface LibraryMeter {
   counter(name: string, description: string, unit: string): CounterMetric;
   histogram(name: string, description: string, unit: string): HistogramMetric;
+  /**
+   * A counter whose totals the library keeps itself and reports at collection time: for the hottest paths, where
+   * even the SDK's per-call attribute handling would cost a measurable share of a call.
+   */
+  observableCounter(name: string, description: string, unit: string, totals: ObserveTotals): void;
 }
 
 interface OtelMeter {
   createCounter(name: string, options: { description: string; unit: string }): CounterMetric;
   createHistogram(name: string, options: { description: string; unit: string }): HistogramMetric;
+  createObservableCounter(
+    name: string,
+    options: { description: string; unit: string },
+  ): { addCallback(callback: (result: { observe(value: number, attributes: MetricAttributes): void }) => void): void };
 }
 
 interface OtelApi {
@@ -32,6 +44,7 @@ export const METER_NAME = 'nestjs-redis-patterns';
 const NOOP: LibraryMeter = {
   counter: () => ({ add: () => undefined }),
   histogram: () => ({ record: () => undefined }),
+  observableCounter: () => undefined,
 };
 
 let api: OtelApi | null | undefined;
@@ -56,6 +69,10 @@ export function libraryMeter(): LibraryMeter {
   return {
     counter: (name, description, unit) => meter.createCounter(name, { description, unit }),
     histogram: (name, description, unit) => meter.createHistogram(name, { description, unit }),
+    observableCounter: (name, description, unit, totals) =>
+      meter
+        .createObservableCounter(name, { description, unit })
+        .addCallback((result) => totals((value, attributes) => result.observe(value, attributes))),
   };
 }
 
