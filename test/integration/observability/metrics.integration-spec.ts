@@ -177,6 +177,38 @@ describe('OpenTelemetry metrics of stream consumers (standalone)', () => {
   });
 });
 
+describe('OpenTelemetry gauges of consumer groups (standalone)', () => {
+  const metered = withMeteredApp('standalone');
+
+  it('reports the lag and the pending entries of each running consumer group when a reader collects', async () => {
+    const streams = metered.app.get(StreamsService);
+    for (const n of [1, 2, 3, 4, 5]) await streams.add('otel-backlog', { n: String(n) });
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let started = 0;
+    const consumer = streams.consume({
+      stream: 'otel-backlog',
+      group: 'slow',
+      batchSize: 1,
+      blockMs: 50,
+      handler: async () => {
+        started++;
+        await gate;
+      },
+    });
+    try {
+      await waitFor(() => started === 1, 5000);
+      const names = { stream: 'otel-backlog', group: 'slow' };
+      // One entry delivered and held by the handler; four never delivered.
+      await waitFor(async () => (await metered.sum('redis_patterns.stream.consumer.pending', names)) === 1, 5000);
+      expect(await metered.sum('redis_patterns.stream.consumer.lag', names)).toBe(4);
+    } finally {
+      open();
+      await consumer.stop();
+    }
+  });
+});
+
 describe('OpenTelemetry metrics of connections (standalone)', () => {
   const metered = withMeteredApp('standalone');
 

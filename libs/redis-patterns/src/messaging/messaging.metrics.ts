@@ -1,3 +1,4 @@
+import { withDeadline } from '../core/time/with-deadline';
 import { type CounterMetric, type HistogramMetric, libraryMeter, type MetricAttributes, secondsSince } from '../core/telemetry/metrics';
 
 /** What became of a stream entry a consumer was handed. */
@@ -56,4 +57,59 @@ export class PubSubMetrics {
   handlerFailed(): void {
     this.handlerErrors.add(1);
   }
+}
+
+/** How long one reading of the consumer groups' backlog serves the gauges (both gauges read it once per collection). */
+const BACKLOG_READ_TTL_MS = 1000;
+/** Deadline of one XINFO GROUPS: a collection never waits longer on a slow server. */
+const BACKLOG_READ_DEADLINE_MS = 1000;
+
+/** A consumer group a running consumer reads, with its stream's raw key. */
+export interface ObservedGroup {
+  readonly stream: string;
+  readonly group: string;
+  readonly key: string;
+}
+
+/**
+ * The consumer-group gauges `redis_patterns.stream.consumer.lag` (entries not yet delivered to the group) and
+ * `redis_patterns.stream.consumer.pending` (delivered, not acknowledged), read when a reader collects: one
+ * XINFO GROUPS per distinct group of the running consumers, shared by both gauges, each bounded by a deadline. A
+ * group that cannot be read in time is left out of that collection.
+ */
+export function observeConsumerGroups(
+  groups: () => Iterable<ObservedGroup>,
+  backlog: (key: string, group: string) => Promise<{ pending: number; lag: number | null } | undefined>,
+  meter = libraryMeter(),
+): void {
+  let reading: { at: number; result: Promise<Array<{ names: MetricAttributes; pending: number; lag: number | null }>> } | undefined;
+  const read = () => {
+    if (reading && Date.now() - reading.at < BACKLOG_READ_TTL_MS) return reading.result;
+    const distinct = new Map<string, ObservedGroup>();
+    for (const observed of groups()) distinct.set(`${observed.key}\n${observed.group}`, observed);
+    const result = Promise.all(
+      [...distinct.values()].map(async ({ stream, group, key }) => {
+        const state = await withDeadline(backlog(key, group), BACKLOG_READ_DEADLINE_MS, () => undefined).catch(() => undefined);
+        return state ? { names: Object.freeze({ stream, group }), ...state } : undefined;
+      }),
+    ).then((states) => states.filter((state) => state !== undefined));
+    reading = { at: Date.now(), result };
+    return result;
+  };
+  meter.observableGauge(
+    'redis_patterns.stream.consumer.lag',
+    'Entries of a stream not yet delivered to the group',
+    '{entry}',
+    async (observe) => {
+      for (const state of await read()) if (state.lag !== null) observe(state.lag, state.names);
+    },
+  );
+  meter.observableGauge(
+    'redis_patterns.stream.consumer.pending',
+    'Entries delivered to the group and not acknowledged',
+    '{entry}',
+    async (observe) => {
+      for (const state of await read()) observe(state.pending, state.names);
+    },
+  );
 }

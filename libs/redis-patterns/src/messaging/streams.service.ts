@@ -1,3 +1,4 @@
+import { type ObservedGroup, observeConsumerGroups } from './messaging.metrics';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService } from '@nestjs/common';
@@ -28,7 +29,8 @@ export type StreamFields = Record<string, string | number>;
 @Injectable()
 export class StreamsService implements BeforeApplicationShutdown {
   private readonly logger: LoggerService;
-  private readonly consumers = new Set<StreamConsumerLoop>();
+  /** Running consumers, with the group each reads (for the backlog gauges). */
+  private readonly consumers = new Map<StreamConsumerLoop, ObservedGroup>();
   private closed = false;
 
   constructor(
@@ -38,6 +40,10 @@ export class StreamsService implements BeforeApplicationShutdown {
     @Inject(STREAMS_STORE) private readonly store: StreamsStore,
   ) {
     this.logger = options.logger ?? new Logger('StreamsService');
+    observeConsumerGroups(
+      () => this.consumers.values(),
+      (key, group) => this.store.groupBacklog(key, group),
+    );
   }
 
   /** The raw Redis key of a stream name (for redis-cli and monitoring). */
@@ -93,7 +99,7 @@ export class StreamsService implements BeforeApplicationShutdown {
       deadLetterMaxLen: this.settings.deadLetterMaxLen,
       logger: this.logger,
     });
-    this.consumers.add(consumer);
+    this.consumers.set(consumer, { stream: settings.stream, group: settings.group, key: this.keys.key(STREAM_NAMESPACE, settings.stream) });
     void consumer.stopped.then(() => this.consumers.delete(consumer));
     return consumer.start();
   }
@@ -125,7 +131,7 @@ export class StreamsService implements BeforeApplicationShutdown {
   /** Stops every consumer started here (decorated or not), draining in-flight handlers, before connections close. */
   async beforeApplicationShutdown(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.consumers].map((consumer) => consumer.stop()));
+    await Promise.all([...this.consumers.keys()].map((consumer) => consumer.stop()));
   }
 }
 

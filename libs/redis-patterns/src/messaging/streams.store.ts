@@ -72,6 +72,17 @@ export interface StreamsStore {
   delete(key: string, ids: readonly string[]): Promise<number>;
   /** A reader for one consumer; `purpose` names its connection (group and consumer) for operators. */
   openReader(purpose: string): StreamReader;
+  /**
+   * A group's backlog: entries delivered but not acknowledged (`pending`) and entries not yet delivered (`lag`, null
+   * when the server cannot tell); undefined when the group does not exist.
+   */
+  groupBacklog(key: string, group: string): Promise<GroupBacklog | undefined>;
+}
+
+/** See {@link StreamsStore.groupBacklog}. */
+export interface GroupBacklog {
+  readonly pending: number;
+  readonly lag: number | null;
 }
 
 /** Injection token of the pattern's {@link StreamsStore}. */
@@ -140,6 +151,19 @@ export class RedisStreamsStore implements StreamsStore {
 
   delete(key: string, ids: readonly string[]): Promise<number> {
     return this.redis.call('xdel', key, ids);
+  }
+
+  /** One XINFO GROUPS (its `lag` field needs Redis 7). */
+  async groupBacklog(key: string, group: string): Promise<GroupBacklog | undefined> {
+    const groups = await this.redis.call<unknown[][]>('xinfo', 'GROUPS', key);
+    for (const fields of groups) {
+      const info = new Map<string, unknown>();
+      for (let i = 0; i + 1 < fields.length; i += 2) info.set(String(fields[i]), fields[i + 1]);
+      if (info.get('name') !== group) continue;
+      const lag = info.get('lag');
+      return { pending: Number(info.get('pending') ?? 0), lag: lag === null || lag === undefined ? null : Number(lag) };
+    }
+    return undefined;
   }
 
   openReader(purpose: string): StreamReader {

@@ -23,15 +23,22 @@ export interface LibraryMeter {
    * even the SDK's per-call attribute handling would cost a measurable share of a call.
    */
   observableCounter(name: string, description: string, unit: string, totals: ObserveTotals): void;
+  /** A gauge read when a reader collects; `read` may be asynchronous (it is awaited by the collection). */
+  observableGauge(name: string, description: string, unit: string, read: (observe: Observe) => Promise<void>): void;
 }
+
+/** Reports one value of an observable instrument. */
+export type Observe = (value: number, attributes: MetricAttributes) => void;
 
 interface OtelMeter {
   createCounter(name: string, options: { description: string; unit: string }): CounterMetric;
   createHistogram(name: string, options: { description: string; unit: string }): HistogramMetric;
-  createObservableCounter(
-    name: string,
-    options: { description: string; unit: string },
-  ): { addCallback(callback: (result: { observe(value: number, attributes: MetricAttributes): void }) => void): void };
+  createObservableCounter(name: string, options: { description: string; unit: string }): OtelObservable;
+  createObservableGauge(name: string, options: { description: string; unit: string }): OtelObservable;
+}
+
+interface OtelObservable {
+  addCallback(callback: (result: { observe(value: number, attributes: MetricAttributes): void }) => void | Promise<void>): void;
 }
 
 interface OtelApi {
@@ -45,6 +52,7 @@ const NOOP: LibraryMeter = {
   counter: () => ({ add: () => undefined }),
   histogram: () => ({ record: () => undefined }),
   observableCounter: () => undefined,
+  observableGauge: () => undefined,
 };
 
 let api: OtelApi | null | undefined;
@@ -69,6 +77,10 @@ export function libraryMeter(): LibraryMeter {
   return {
     counter: (name, description, unit) => meter.createCounter(name, { description, unit }),
     histogram: (name, description, unit) => meter.createHistogram(name, { description, unit }),
+    observableGauge: (name, description, unit, read) =>
+      meter
+        .createObservableGauge(name, { description, unit })
+        .addCallback((result) => read((value, attributes) => result.observe(value, attributes))),
     observableCounter: (name, description, unit, totals) =>
       meter
         .createObservableCounter(name, { description, unit })

@@ -1,6 +1,6 @@
 import { NoRedisInMemoryModeError } from '../../errors/no-redis-in-memory-mode.error';
 import type { RawEntry } from '../stream-replies';
-import type { StreamReader, StreamsStore } from '../streams.store';
+import type { GroupBacklog, StreamReader, StreamsStore } from '../streams.store';
 
 /** What every refusal names: the error tells the user to start a throwaway server (`startTestRedis`). */
 const NEEDED = 'Redis Streams';
@@ -52,6 +52,10 @@ export class MemoryStreamsStore implements StreamsStore {
 
   openReader(): StreamReader {
     throw new NoRedisInMemoryModeError(NEEDED);
+  }
+
+  groupBacklog(): Promise<GroupBacklog | undefined> {
+    return refuse();
   }
 }
 
