@@ -12,7 +12,9 @@ import {
   StreamsService,
 } from 'nestjs-redis-patterns';
 import { type BackendName, connectionOf, inspectKeys } from '../../support/backends';
-import { rawClient, uniquePrefix, waitFor } from '../../support/redis-env';
+import { Redis } from 'ioredis';
+import type { StandaloneTopology } from '../../harness/topologies';
+import { privateServer, rawClient, uniquePrefix, waitFor } from '../../support/redis-env';
 
 /** A reader the test collects from when it wants (the SDK's pull path, no exporter or timer). */
 class CollectingReader extends MetricReader {
@@ -28,7 +30,7 @@ class CollectingReader extends MetricReader {
 const ALLOWED_ATTRIBUTES = new Set(['result', 'outcome', 'limiter', 'operation', 'stream', 'group', 'connection', 'state']);
 
 /** An application of the module with an SDK registered before it was created, and sums of what it recorded. */
-function withMeteredApp(backend: BackendName) {
+function withMeteredApp(backend: BackendName, moduleOptions: () => Record<string, unknown> = () => ({})) {
   const reader = new CollectingReader();
   const provider = new MeterProvider({ readers: [reader] });
   const harness = { app: undefined as unknown as INestApplicationContext, reader, sum };
@@ -37,7 +39,9 @@ function withMeteredApp(backend: BackendName) {
     // The SDK is registered before the application is created, as OpenTelemetry's Node setup does.
     metrics.setGlobalMeterProvider(provider);
     const moduleRef = await Test.createTestingModule({
-      imports: [RedisPatternsModule.forRoot({ connection: connectionOf(backend), keyPrefix: uniquePrefix(`otel-${backend}`) })],
+      imports: [
+        RedisPatternsModule.forRoot({ connection: connectionOf(backend), keyPrefix: uniquePrefix(`otel-${backend}`), ...moduleOptions() }),
+      ],
     }).compile();
     harness.app = await moduleRef.init();
   });
@@ -226,5 +230,26 @@ describe('OpenTelemetry metrics of connections (standalone)', () => {
     await waitFor(async () => (await metered.sum('redis_patterns.connection.state_changes', ready)) === 2, 5000);
     expect(await metered.sum('redis_patterns.connection.state_changes', { connection: 'default', state: 'closed' })).toBe(1);
     expect(await metered.sum('redis_patterns.connection.reconnects', { connection: 'default' })).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('OpenTelemetry count of commands timed out (a private server, paused)', () => {
+  let server: StandaloneTopology;
+  beforeAll(async () => {
+    server = await privateServer();
+  });
+  afterAll(() => server?.stop());
+  const metered = withMeteredApp('standalone', () => ({ connection: server.url, commandTimeoutMs: 100 }));
+
+  it('counts the commands that got no reply within commandTimeoutMs, by connection', async () => {
+    const admin = new Redis(server.url);
+    try {
+      await admin.call('CLIENT', 'PAUSE', '600', 'ALL');
+      // The cache fails open: the read answers "not cached" once its command times out.
+      expect(await metered.app.get(CacheService).get('during-pause')).toBeUndefined();
+    } finally {
+      admin.disconnect();
+    }
+    expect(await metered.sum('redis_patterns.connection.command_timeouts', { connection: 'default' })).toBeGreaterThanOrEqual(1);
   });
 });

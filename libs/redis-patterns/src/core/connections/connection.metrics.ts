@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
+import { RedisExecutor } from '../scripts/redis-executor';
 import { libraryMeter } from '../telemetry/metrics';
 
 /** Client events that change a connection's state, as the metric's `state` attribute names them. */
@@ -19,4 +20,15 @@ export function recordConnectionMetrics(client: Redis | Cluster, connection: str
   }
   const named = Object.freeze({ connection });
   client.on('reconnecting', () => reconnects.add(1, named));
+}
+
+/** Counts the commands of a connection that passed their deadline (`redis_patterns.connection.command_timeouts`). */
+export function recordCommandTimeouts(client: Redis | Cluster, connection: string): void {
+  const timeouts = libraryMeter().counter(
+    'redis_patterns.connection.command_timeouts',
+    'Commands that got no reply within commandTimeoutMs',
+    '{command}',
+  );
+  const named = Object.freeze({ connection });
+  RedisExecutor.of(client).onTimeout = () => timeouts.add(1, named);
 }

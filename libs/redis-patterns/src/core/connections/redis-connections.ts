@@ -8,7 +8,7 @@ import { clientName, createClient, type ManagedClient } from './create-client';
 import { DEDICATED_CONNECTION_OVERRIDES } from './fail-fast-defaults';
 import { RedisExecutor } from '../scripts/redis-executor';
 import { closeClient, watchClientEvents, waitUntilReady } from './client-lifecycle';
-import { recordConnectionMetrics } from './connection.metrics';
+import { recordCommandTimeouts, recordConnectionMetrics } from './connection.metrics';
 import { FrozenServerWatchdog } from './frozen-server-watchdog';
 import { redactDebugOutput } from './redact-debug-output';
 import { SentinelSwitchWatcher } from './sentinel-switch-watcher';
@@ -56,6 +56,7 @@ export class RedisConnections implements OnApplicationShutdown {
       });
       connections.managed.set(name, managed);
       redactDebugOutput(managed.secrets);
+      recordCommandTimeouts(managed.client, name);
       if (managed.owned) {
         watchClientEvents(managed.client, name, managed.secrets, connections.logger);
         recordConnectionMetrics(managed.client, name);

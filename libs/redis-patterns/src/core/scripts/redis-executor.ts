@@ -31,6 +31,8 @@ const BINARY: ReplyEncoding = {};
  */
 export class RedisExecutor {
   private static readonly executors = new WeakMap<RedisClient, RedisExecutor>();
+  /** Called when a command of this connection timed out (its connection's metrics count them). */
+  onTimeout?: () => void;
   private readonly isCluster: boolean;
   private readonly batches: ScriptBatches;
   private readonly reads?: ReadBatches;
@@ -120,9 +122,9 @@ export class RedisExecutor {
   call<TReply>(name: string, ...args: Array<RedisArg | readonly RedisArg[]>): Promise<TReply> {
     this.reads?.flush();
     const reply = this.client.call(name, ...(args as RedisArg[])) as Promise<TReply>;
-    if (!this.isCluster) return reply;
+    if (!this.isCluster) return reply.catch(this.failed);
     return reply.catch((error: unknown) => {
-      if (!wasRefused(error)) throw error;
+      if (!wasRefused(error)) return this.failed(error);
       return this.alone<TReply>(name, args);
     });
   }
@@ -134,7 +136,7 @@ export class RedisExecutor {
    */
   callBuffer<TReply>(name: string, ...args: Array<RedisArg | readonly RedisArg[]>): Promise<TReply> {
     this.reads?.flush();
-    return this.alone<TReply>(name, args, BINARY);
+    return this.alone<TReply>(name, args, BINARY).catch(this.failed);
   }
 
   private readonly sendBatch = (batch: PendingBatch): void => {
@@ -153,10 +155,16 @@ export class RedisExecutor {
   // NOSCRIPT means the script did not run: sending its text is safe for writes too.
   private evalsha<TReply>(script: { sha: string; lua: string }, keysAndArgs: ReadonlyArray<unknown>): Promise<TReply> {
     return this.alone<TReply>('evalsha', [script.sha, ...keysAndArgs]).catch((error: unknown) => {
-      if (!isNoScript(error)) throw error;
+      if (!isNoScript(error)) return this.failed(error);
       return this.alone<TReply>('eval', [script.lua, ...keysAndArgs]);
     });
   }
+
+  // Every failed command passes here: the one place that sees a command deadline expire.
+  private readonly failed = (error: unknown): never => {
+    if (error instanceof Error && error.message === 'Command timed out') this.onTimeout?.();
+    throw error;
+  };
 
   // Straight to the connection: no auto-pipeline, whatever the client's options.
   private alone<TReply>(name: string, args: ReadonlyArray<unknown>, encoding: ReplyEncoding = UTF8): Promise<TReply> {
