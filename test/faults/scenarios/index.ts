@@ -8,10 +8,19 @@ import { secretsScenario } from './secrets';
 import { outageScenario } from './outage';
 import { streamsCrashScenario } from './streams-crash';
 import { shutdownScenario } from './shutdown';
+import { networkScenario } from './network';
+import { lockExpiryScenario } from './lock-expiry';
+import { oomScenario } from './oom';
+import { replayScenario } from './replay';
+import { streamsSlowScenario } from './streams-slow';
+import { pubsubSlowScenario } from './pubsub-slow';
 
 /** Every scenario, in the order the suite runs them. */
 export const SCENARIOS: readonly Scenario[] = [
   locksScenario,
+  lockExpiryScenario,
+  replayScenario,
+  oomScenario,
   rateLimitSkewScenario,
   sentinelScenario,
   clusterScenario,
@@ -19,5 +28,8 @@ export const SCENARIOS: readonly Scenario[] = [
   secretsScenario,
   outageScenario,
   streamsCrashScenario,
+  streamsSlowScenario,
+  pubsubSlowScenario,
+  networkScenario,
   shutdownScenario,
 ];

@@ -36,6 +36,7 @@ export const rateLimitSkewScenario: Scenario = {
       figures[algorithm] = { allowed, perProcess: results.map((r) => r.allowed), errors };
       checks.push(
         check(
+          'G7 RL-2',
           `${algorithm}: ${SKEWS_MS.length} processes (skew ${SKEWS_MS.map((s) => `${s / 1000}s`).join('/')}) × ${PER_PROCESS} calls (waves of 5, interleaved), limit ${SKEW_LIMIT}: admitted exactly ${SKEW_LIMIT}`,
           `admitted ${allowed} (per process ${results.map((r) => r.allowed).join('+')}), errors ${errors}`,
           allowed === SKEW_LIMIT && errors === 0,
@@ -43,7 +44,7 @@ export const rateLimitSkewScenario: Scenario = {
       );
     }
     const noTtl = await keysWithoutTtl(admin, `${prefix}:*`);
-    checks.push(check('every limiter key has a TTL', `keys without TTL ${noTtl.length}`, noTtl.length === 0));
+    checks.push(check('RL-1 RL-5', 'every limiter key has a TTL', `keys without TTL ${noTtl.length}`, noTtl.length === 0));
     context.figures.rl2 = figures;
     return checks;
   },

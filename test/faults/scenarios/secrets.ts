@@ -63,16 +63,19 @@ export const secretsScenario: Scenario = {
     });
     return [
       check(
+        'CONN-8',
         'wrong/missing credentials fail startup, right ones work (URL and options, ACL user)',
         unexpected.length ? unexpected.join('; ') : `${cases.length} of ${cases.length} as expected`,
         unexpected.length === 0,
       ),
       check(
+        'G16 CONN-8',
         'no password in library output: Nest logs, startup errors, error stacks and util.inspect (causes included)',
         `lines with a password ${hits} in ${Math.round(bytes / 1024)} KB captured${leaks.length ? `; e.g. …${leaks[0].slice(-160)}` : ''}`,
         hits === 0,
       ),
       check(
+        'G16 CONN-8',
         'no password in DEBUG=ioredis:* output either (goal G16)',
         `ioredis debug lines with a password ${debugHits}${debugLeaks.length ? `; e.g. …${debugLeaks[0].slice(-120)}` : ''} (ioredis logs HELLO/AUTH arguments, redis/ioredis#1796: the module redacts its connections' passwords from that output)`,
         debugHits === 0,

@@ -196,21 +196,25 @@ export const shutdownScenario: Scenario = {
     if (code !== 0) context.log(`app output: ${app.stdout.slice(-1500)} ${app.stderr.slice(-1500)}`);
     return [
       check(
+        'G17 CONN-9',
         `SIGTERM at ${RATE} req/s: requests in flight at the signal complete`,
         `in flight ${inFlight.length} (pay ${inFlight.filter((r) => r.route === 'pay').length}), completed ${completed.length}, failed ${failed.length}${failures.length ? ` (${failures.join('; ')})` : ''}; ${before.length - inFlight.length} answered before, ${beforeBroken} of all before the signal broken`,
         inFlight.length > 0 && failed.length === 0 && beforeBroken === 0,
       ),
       check(
+        'G17 CONN-9',
         `exit code 0 within the ${GRACE_MS / 1000} s grace period`,
         `exit code ${code} after ${exitMs} ms`,
         code === 0 && exitMs <= GRACE_MS,
       ),
       check(
+        'G17 CONN-9',
         '0 lock keys left in Redis (SCAN of the lock prefix, fencing counters aside)',
         `${lockKeys.length} left (${locksAtSignal} held at the signal)`,
         lockKeys.length === 0,
       ),
       check(
+        'G17 CONN-9',
         'no stream entry lost: every event accepted is acknowledged, pending in the group or not read yet',
         `accepted ${accepted.length}: acknowledged ${acknowledged}, pending ${stillPending.length}, unread ${unread.length}, dropped ${dropped.length} (HLL of handled visitors ≈ ${visitorsCounted})`,
         accepted.length > 0 && dropped.length === 0 && acknowledged > 0,

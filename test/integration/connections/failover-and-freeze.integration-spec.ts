@@ -24,7 +24,8 @@ describe('a stalled server (DEBUG SLEEP)', () => {
       const started = Date.now();
       // The server sleeps longer than the 500 ms default deadline.
       const sleeping = redis.call('DEBUG', 'SLEEP', '0.8');
-      await expect(sleeping).rejects.toThrow(/timed out/i);
+      // Its silent socket is dropped just before the deadline, which fails what awaited a reply (maxRetriesPerRequest 0).
+      await expect(sleeping).rejects.toThrow(/timed out|max retries per request/i);
       expect(Date.now() - started).toBeLessThan(800);
     } finally {
       await nest.close();

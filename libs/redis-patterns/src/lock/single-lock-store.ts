@@ -40,8 +40,9 @@ export class SingleLockStore implements LockStore {
    * in place for a whole TTL after Redis came back.)
    */
   private releaseOrphan(keys: LockKeys, token: string, error: unknown): void {
-    // A send that was refused never reached the server: nothing to clean up later.
-    const maybeDelivered = error instanceof Error && error.message === 'Command timed out';
+    // A send that was refused never reached the server: nothing to clean up later. A command that timed out, or that
+    // was failed because its socket closed before the reply (MaxRetriesPerRequestError), may have been delivered.
+    const maybeDelivered = error instanceof Error && (error.message === 'Command timed out' || error.name === 'MaxRetriesPerRequestError');
     this.release(keys, token).catch(() => maybeDelivered && this.releaseWhenReady(keys, token));
   }
 

@@ -2,6 +2,14 @@
 export type MessageHandler<T = unknown> = (message: T, channel: string) => unknown;
 
 /**
+ * How long one drain may run handlers back to back before it yields to the event loop. A handler that settles
+ * synchronously (CPU-bound, or returning a resolved promise) gives way only to the microtask queue: without a yield,
+ * a queue of them would keep the socket reader from running until the queue is empty (10 000 messages of 10 ms
+ * each: 100 s), while Redis disconnects the subscriber for its output buffer.
+ */
+const YIELD_AFTER_MS = 5;
+
+/**
  * Runs one handler over its messages one at a time, in arrival order, so a slow handler delays only itself and
  * never the socket reader or the other handlers. The buffer is bounded: when it is full the newest message is
  * dropped and counted (pub/sub is at-most-once anyway; unbounded growth would take the process down instead).
@@ -52,6 +60,7 @@ export class HandlerQueue {
 
   private async drain(): Promise<void> {
     this.running = true;
+    let sliceStart = performance.now();
     while (this.head < this.items.length) {
       const [message, channel] = this.items[this.head];
       this.items[this.head++] = undefined as never;
@@ -63,6 +72,10 @@ export class HandlerQueue {
         await this.handler(message, channel);
       } catch (error) {
         this.onError(error, channel);
+      }
+      if (performance.now() - sliceStart >= YIELD_AFTER_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
       }
     }
     this.items.length = 0;

@@ -8,6 +8,7 @@ import { ChannelNames, checkChannelName, isChannelPattern } from './channel-name
 import { HandlerQueue, type MessageHandler } from './handler-queue';
 import { PUBSUB_SETTINGS, type PubSubSettings } from './pubsub.options';
 import { PUBSUB_STORE, type PubSubStore } from './pubsub.store';
+import { parseJsonSafely } from '../core/serialization/parse-json-safely';
 
 /** A live subscription; `unsubscribe()` removes this handler only (other handlers of the channel keep theirs). */
 export interface Subscription {
@@ -164,7 +165,7 @@ export class PubSubService implements BeforeApplicationShutdown {
 /** JSON payloads are decoded; a message published by another tool as plain text is passed on as the string. */
 function decode(message: string): unknown {
   try {
-    return JSON.parse(message);
+    return parseJsonSafely(message);
   } catch {
     return message;
   }

@@ -39,9 +39,14 @@ export interface BatchContext {
  * Runs the handler over one batch with bounded concurrency, then acknowledges every success with ONE XACK (the
  * batch ack is what makes a consumer fast: one round trip per batch, not per entry). A failure stays pending and
  * comes back through XAUTOCLAIM after `claimIdleMs`; the delivery that reaches `maxDeliveries` and fails, or an
- * entry delivered more often than that (its consumers crashed), is dead-lettered instead.
+ * entry delivered more often than that (its consumers crashed), is dead-lettered instead. With `awaitAck` it
+ * resolves only once the XACK is answered (redelivered entries are acknowledged one by one before the next is read).
  */
-export async function processBatch(ctx: BatchContext, entries: readonly DeliveredEntry[]): Promise<void> {
+export async function processBatch(
+  ctx: BatchContext,
+  entries: readonly DeliveredEntry[],
+  options: { awaitAck?: boolean } = {},
+): Promise<void> {
   const { settings, stats } = ctx;
   const acks: string[] = [];
   const letters: Array<Promise<void>> = [];
@@ -99,12 +104,12 @@ export async function processBatch(ctx: BatchContext, entries: readonly Delivere
   };
   await runBounded(entries, settings.concurrency, handle);
   if (acks.length > 0) {
-    ctx.track(
-      ctx.store.ack(ctx.keys.source, settings.group, acks).catch((error: unknown) => {
-        // The entries stay pending and are redelivered after claimIdleMs: a duplicate, never a loss.
-        ctx.logger.error(`XACK of ${acks.length} entries of ${settings.stream} failed; they will be redelivered: ${describe(error)}`);
-      }),
-    );
+    const ack = ctx.store.ack(ctx.keys.source, settings.group, acks).catch((error: unknown) => {
+      // The entries stay pending and are redelivered after claimIdleMs: a duplicate, never a loss.
+      ctx.logger.error(`XACK of ${acks.length} entries of ${settings.stream} failed; they will be redelivered: ${describe(error)}`);
+    });
+    ctx.track(ack);
+    if (options.awaitAck) await ack;
   }
   if (letters.length > 0) await Promise.all(letters);
 }

@@ -2,7 +2,7 @@ import { StreamConsumerMetrics } from './messaging.metrics';
 import type { LoggerService } from '@nestjs/common';
 import { type BatchContext, type DeliveredEntry, describe, processBatch, type StreamConsumerStats } from './stream-batch';
 import type { ResolvedConsumerSettings, StreamHandler } from './stream-consume-options';
-import type { RawEntry } from './stream-replies';
+import { idBefore, type RawEntry } from './stream-replies';
 import type { GroupConsumer, StreamReader, StreamsStore } from './streams.store';
 import { withDeadline } from '../core/time/with-deadline';
 
@@ -40,7 +40,7 @@ const RETRY_MAX_MS = 5000;
  * The consumer loop: create the group (idempotent), re-read this consumer's own pending entries, then alternate
  * XREADGROUP `>` (BLOCK, on the dedicated connection) with a periodic XAUTOCLAIM pass that takes over entries
  * idle longer than `claimIdleMs` — those of crashed peers, and this consumer's own failed ones (that is the
- * retry). Everything is sequential, so in-flight work is exactly one batch.
+ * retry). Everything is sequential, so in-flight work is exactly one batch; redelivered entries go one at a time.
  */
 export class StreamConsumerLoop implements StreamConsumerHandle {
   readonly stats: StreamConsumerStats = { processed: 0, failed: 0, deadLettered: 0, reclaimed: 0 };
@@ -151,32 +151,59 @@ export class StreamConsumerLoop implements StreamConsumerHandle {
     await this.deps.store.createGroup(this.self.key, this.self.group);
   }
 
-  /** Entries this consumer (by name) had read before a restart and never acknowledged: processed before new ones. */
+  /**
+   * Entries this consumer (by name) had read before a restart and never acknowledged: processed before new ones, one
+   * at a time (see {@link redeliver}).
+   */
   private async recoverOwnPending(): Promise<void> {
     let after = '0';
     while (!this.stopping) {
-      const entries = await this.deps.reader.readGroup(this.self, { count: this.deps.settings.batchSize, after });
-      if (entries.length === 0) return;
-      this.stats.reclaimed += entries.length;
-      this.batch.metrics.entry('reclaimed', entries.length);
-      await processBatch(this.batch, await this.withDeliveries(entries));
-      after = entries[entries.length - 1].id;
+      const [entry] = await this.deps.reader.readGroup(this.self, { count: 1, after });
+      if (!entry) return;
+      await this.handleRedelivered(entry);
+      after = entry.id;
     }
   }
 
-  /** One XAUTOCLAIM pass over the whole pending list, following the cursor to `0-0`. */
+  /**
+   * One XAUTOCLAIM pass over the whole pending list, following the cursor to `0-0`. Entries are taken over with
+   * JUSTID, which resets their idle time without counting a delivery, then redelivered one at a time.
+   */
   private async reclaim(): Promise<void> {
     const { claimIdleMs, batchSize } = this.deps.settings;
+    // An acknowledgement still on its way (of the last batch read with `>`) would let a re-read hand out an entry
+    // that was already handled.
+    await Promise.allSettled([...this.writes]);
     let cursor = '0-0';
     do {
       const claimed = await this.deps.store.autoClaim(this.self, { minIdleMs: claimIdleMs, cursor, count: batchSize });
       cursor = claimed.cursor;
-      if (claimed.entries.length > 0) {
-        this.stats.reclaimed += claimed.entries.length;
-        this.batch.metrics.entry('reclaimed', claimed.entries.length);
-        await processBatch(this.batch, await this.withDeliveries(claimed.entries));
+      for (const id of claimed.ids) {
+        if (this.stopping) return;
+        await this.redeliver(id);
       }
     } while (cursor !== '0-0' && !this.stopping);
+  }
+
+  /**
+   * Reads back one entry of this consumer's pending list (XREADGROUP from just before its id, COUNT 1: that counts a
+   * delivery of this entry only) and handles it, acknowledged before the next one is read. Redelivered entries are
+   * the suspects (their first consumer crashed, stalled or failed on them): were they re-read or claimed as a batch,
+   * a handler that crashes its process would count a delivery against every entry of the batch, and entries that
+   * merely sat behind a poison one would reach maxDeliveries with it and be dead-lettered without their handler
+   * ever running.
+   */
+  private async redeliver(id: string): Promise<void> {
+    // Answers `id` while it is still ours; if another consumer took it meanwhile, our next pending entry, which is
+    // then handled as an (early) retry rather than left with a delivery counted and no handler run.
+    const [entry] = await this.deps.reader.readGroup(this.self, { count: 1, after: idBefore(id) });
+    if (entry) await this.handleRedelivered(entry);
+  }
+
+  private async handleRedelivered(entry: RawEntry): Promise<void> {
+    this.stats.reclaimed++;
+    this.batch.metrics.entry('reclaimed');
+    await processBatch(this.batch, await this.withDeliveries([entry]), { awaitAck: true });
   }
 
   private async readNew(): Promise<DeliveredEntry[]> {

@@ -1,4 +1,4 @@
-import { deliveriesOfPendingReply, entriesOfReadReply, parseAutoClaimReply } from './stream-replies';
+import { deliveriesOfPendingReply, entriesOfReadReply, idBefore, parseAutoClaimIdsReply } from './stream-replies';
 
 describe('stream reply parsing', () => {
   const entries = [
@@ -16,13 +16,16 @@ describe('stream reply parsing', () => {
     expect(entriesOfReadReply(null)).toEqual([]);
   });
 
-  it('parses XAUTOCLAIM with and without the Redis 7 deleted-ids element', () => {
-    expect(parseAutoClaimReply(['0-0', [entries[0]], ['0-5']])).toEqual({
-      cursor: '0-0',
-      entries: [{ id: '1-0', fields: { a: '1', b: '2' } }],
-      deleted: ['0-5'],
-    });
-    expect(parseAutoClaimReply(['2-0', [null, entries[0]]]).entries).toHaveLength(1);
+  it('parses XAUTOCLAIM JUSTID with and without the Redis 7 deleted-ids element', () => {
+    expect(parseAutoClaimIdsReply(['0-0', ['1-0', '1-1'], ['0-5']])).toEqual({ cursor: '0-0', ids: ['1-0', '1-1'], deleted: ['0-5'] });
+    expect(parseAutoClaimIdsReply(['2-0', [null, '1-0']])).toEqual({ cursor: '2-0', ids: ['1-0'], deleted: [] });
+  });
+
+  it('gives the id just below an entry id, so a read from it starts at that entry', () => {
+    expect(idBefore('1700000000000-5')).toBe('1700000000000-4');
+    expect(idBefore('1700000000000-0')).toBe('1699999999999-18446744073709551615');
+    expect(idBefore('18446744073709551615-0')).toBe('18446744073709551614-18446744073709551615');
+    expect(idBefore('0-1')).toBe('0-0');
   });
 
   it('takes delivery counts from the extended XPENDING form', () => {

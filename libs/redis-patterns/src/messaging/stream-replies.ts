@@ -16,10 +16,13 @@ export function entriesOfReadReply(reply: unknown): RawEntry[] {
   return Array.isArray(entries) ? (entries as EntryReply[]).map(toEntry) : [];
 }
 
-/** XAUTOCLAIM: `[nextCursor, entries, deletedIds]` (Redis 7 drops deleted entries from the PEL itself). */
-export function parseAutoClaimReply(reply: unknown): { cursor: string; entries: RawEntry[]; deleted: string[] } {
-  const [cursor, entries, deleted] = reply as [string, EntryReply[], string[] | undefined];
-  return { cursor, entries: (entries ?? []).filter((entry) => entry !== null).map(toEntry), deleted: deleted ?? [] };
+/**
+ * XAUTOCLAIM … JUSTID: `[nextCursor, ids, deletedIds]` (Redis 7 drops deleted entries from the PEL itself and lists
+ * them apart; were one answered among the ids, as by Redis 6.2, reading it back gives a null entry, acknowledged).
+ */
+export function parseAutoClaimIdsReply(reply: unknown): { cursor: string; ids: string[]; deleted: string[] } {
+  const [cursor, ids, deleted] = reply as [string, Array<string | null> | null, string[] | undefined];
+  return { cursor, ids: (ids ?? []).filter((id): id is string => typeof id === 'string'), deleted: deleted ?? [] };
 }
 
 /** XPENDING (extended form): `[[id, consumer, idleMs, deliveries], …]` → deliveries by id. */
@@ -34,4 +37,14 @@ function toEntry([id, flat]: EntryReply): RawEntry {
   const fields: Record<string, string> = {};
   for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]] = flat[i + 1];
   return { id, fields };
+}
+
+/**
+ * The greatest possible stream id below `id` (`<ms>-<seq>`, both unsigned 64-bit): XREADGROUP answers ids strictly
+ * after the one given, so reading from here starts at `id` itself.
+ */
+export function idBefore(id: string): string {
+  const [ms, seq] = id.split('-').map(BigInt);
+  if (seq > 0n) return `${ms}-${seq - 1n}`;
+  return ms > 0n ? `${ms - 1n}-18446744073709551615` : '0-0';
 }

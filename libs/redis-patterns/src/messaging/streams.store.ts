@@ -1,6 +1,6 @@
 import type { RedisClient, RedisConnections } from '../core/connections/redis-connections';
 import { RedisExecutor } from '../core/scripts/redis-executor';
-import { deliveriesOfPendingReply, entriesOfReadReply, parseAutoClaimReply, type RawEntry } from './stream-replies';
+import { deliveriesOfPendingReply, entriesOfReadReply, parseAutoClaimIdsReply, type RawEntry } from './stream-replies';
 
 /** One consumer of a group: the stream's raw key, the group and the consumer's name in it. */
 export interface GroupConsumer {
@@ -46,12 +46,11 @@ export interface StreamsStore {
   createGroup(key: string, group: string): Promise<boolean>;
   /**
    * Hands to `claimer` up to `count` entries of its group pending longer than `minIdleMs`, scanning from `cursor`
-   * (`'0-0'` to start); the answered cursor is `'0-0'` once the whole pending list has been scanned.
+   * (`'0-0'` to start), and answers their ids; the answered cursor is `'0-0'` once the whole pending list has been
+   * scanned. Taking an entry over resets its idle time but does not count a delivery (XAUTOCLAIM JUSTID): the claimer
+   * reads it back with `readGroup` when it is about to handle it.
    */
-  autoClaim(
-    claimer: GroupConsumer,
-    scan: { minIdleMs: number; cursor: string; count: number },
-  ): Promise<{ cursor: string; entries: RawEntry[] }>;
+  autoClaim(claimer: GroupConsumer, scan: { minIdleMs: number; cursor: string; count: number }): Promise<{ cursor: string; ids: string[] }>;
   /** How often the store has delivered entry `id`, pending for `owner`; undefined when it is not pending for it. */
   deliveries(owner: GroupConsumer, id: string): Promise<number | undefined>;
   /** Acknowledges entries of a group; resolves to how many were pending. */
@@ -121,9 +120,10 @@ export class RedisStreamsStore implements StreamsStore {
   async autoClaim(
     { key, group, consumer }: GroupConsumer,
     { minIdleMs, cursor, count }: { minIdleMs: number; cursor: string; count: number },
-  ): Promise<{ cursor: string; entries: RawEntry[] }> {
-    const claimed = parseAutoClaimReply(await this.redis.call('xautoclaim', key, group, consumer, minIdleMs, cursor, 'COUNT', count));
-    return { cursor: claimed.cursor, entries: claimed.entries };
+  ): Promise<{ cursor: string; ids: string[] }> {
+    const reply = await this.redis.call('xautoclaim', key, group, consumer, minIdleMs, cursor, 'COUNT', count, 'JUSTID');
+    const claimed = parseAutoClaimIdsReply(reply);
+    return { cursor: claimed.cursor, ids: claimed.ids };
   }
 
   async deliveries({ key, group, consumer }: GroupConsumer, id: string): Promise<number | undefined> {

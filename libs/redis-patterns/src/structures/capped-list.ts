@@ -4,6 +4,7 @@ import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { CAPPED_LIST_SETTINGS, type CappedListSettings } from './capped-list.options';
 import { CAPPED_LIST_STORE, type CappedListStore } from './capped-list.store';
 import { checkCount, checkIndex, checkName, checkTtlMs } from './structure-args';
+import { parseJsonSafely } from '../core/serialization/parse-json-safely';
 
 /** Options of {@link CappedList.push}. */
 export interface CappedPushOptions {
@@ -53,7 +54,7 @@ export class CappedList {
   /** Items from index `start` to `stop` inclusive, newest first (negative indexes count from the oldest end). */
   async range<T = unknown>(key: string, start = 0, stop = -1): Promise<T[]> {
     const items = await this.store.range(this.listKey(key), checkIndex(start, 'start'), checkIndex(stop, 'stop'));
-    return items.map((item) => JSON.parse(item) as T);
+    return items.map((item) => parseJsonSafely(item) as T);
   }
 
   /** The number of items in the list. */

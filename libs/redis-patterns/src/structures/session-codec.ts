@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
+import { isPrototypeKey, parseJsonSafely } from '../core/serialization/parse-json-safely';
 
 // User fields and the store's own metadata share one hash (so one key and one TTL hold the whole session);
 // the `f:` / `m:` prefixes keep a user field named `ttl` from ever overwriting the metadata.
@@ -33,7 +34,12 @@ export function encodeFields(data: unknown, argument: string): { set: string[]; 
 export function decodeFields(hash: Record<string, string>): SessionData {
   const data: SessionData = {};
   for (const [field, json] of Object.entries(hash)) {
-    if (field.startsWith(FIELD)) data[field.slice(FIELD.length)] = JSON.parse(json);
+    if (!field.startsWith(FIELD)) continue;
+    // Anything with access to the server may have written the hash: a field named `__proto__` would replace the
+    // session's prototype, and prototype keys inside a value would pollute `Object.prototype` once merged.
+    const name = field.slice(FIELD.length);
+    const value = parseJsonSafely(json);
+    if (!isPrototypeKey(name, value)) data[name] = value;
   }
   return data;
 }

@@ -1,4 +1,5 @@
 import { CacheSerializationError } from '../cache-serialization.error';
+import { parseJsonSafely, sanitizingReviver } from '../../core/serialization/parse-json-safely';
 
 /** The marker property of a typed value inside the JSON (`{"$rp":"Date","v":"…"}`). */
 const TYPE_MARK = '$rp';
@@ -83,28 +84,17 @@ export function encodeValue(value: unknown): EncodedValue {
   }
 }
 
-// Any of these in the text sends the parse through the sanitizing reviver. `\u` catches escaped spellings
-// such as "\u005f_proto__", which JSON.parse would otherwise turn into a real "__proto__" key.
-const SUSPICIOUS = /__proto__|constructor|prototype|\\u/;
-
 /**
- * Parses cached JSON safely: a `__proto__` key is dropped, as is a `constructor` or `prototype` key holding an
- * object, so merging the result into another object can never reach `Object.prototype`. Typed values
- * are revived when `typed` is set. The common case (neither) is a bare `JSON.parse`.
+ * Parses cached JSON safely ({@link parseJsonSafely}): a `__proto__` key is dropped, as is a `constructor` or
+ * `prototype` key holding an object, so merging the result into another object can never reach `Object.prototype`.
+ * Typed values are revived when `typed` is set. The common case (neither) is a bare `JSON.parse`.
  */
 export function decodeValue(json: string, typed: boolean): unknown {
-  if (!typed && !SUSPICIOUS.test(json)) return JSON.parse(json);
-  return JSON.parse(json, typed ? typedReviver : safeReviver);
-}
-
-function safeReviver(key: string, value: unknown): unknown {
-  if (key === '__proto__') return undefined;
-  if ((key === 'constructor' || key === 'prototype') && typeof value === 'object' && value !== null) return undefined;
-  return value;
+  return typed ? JSON.parse(json, typedReviver) : parseJsonSafely(json);
 }
 
 function typedReviver(key: string, value: unknown): unknown {
-  const safe = safeReviver(key, value);
+  const safe = sanitizingReviver(key, value);
   if (typeof safe !== 'object' || safe === null || Array.isArray(safe)) return safe;
   const record = safe as Record<string, unknown>;
   const type = record[TYPE_MARK];

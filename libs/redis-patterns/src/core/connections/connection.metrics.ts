@@ -22,11 +22,11 @@ export function recordConnectionMetrics(client: Redis | Cluster, connection: str
   client.on('reconnecting', () => reconnects.add(1, named));
 }
 
-/** Counts the commands of a connection that passed their deadline (`redis_patterns.connection.command_timeouts`). */
+/** Counts the commands of a connection left without a reply: deadline passed or connection closed first (`redis_patterns.connection.command_timeouts`). */
 export function recordCommandTimeouts(client: Redis | Cluster, connection: string): void {
   const timeouts = libraryMeter().counter(
     'redis_patterns.connection.command_timeouts',
-    'Commands that got no reply within commandTimeoutMs',
+    'Commands left without a reply: past commandTimeoutMs, or their connection closed first',
     '{command}',
   );
   const named = Object.freeze({ connection });

@@ -35,7 +35,11 @@ export function failFastOptions(commandTimeoutMs: number, connectTimeoutMs: numb
     enableOfflineQueue: false,
     commandTimeout: commandTimeoutMs,
     socketTimeout: silentSocketDeadlineMs(commandTimeoutMs),
-    maxRetriesPerRequest: 1,
+    // A command whose socket closed can never be answered: nothing is resent (below) and nothing waits offline, so
+    // keeping it across a reconnect only makes its caller wait out the whole command deadline. 0 fails it when the
+    // socket closes — against a frozen server, when the silent-socket deadline drops the socket — so a call made
+    // just before a freeze costs the time left until then, not a full deadline of its own.
+    maxRetriesPerRequest: 0,
     connectTimeout: connectTimeoutMs,
     retryStrategy: reconnectDelayMs,
     reconnectOnError: reconnectOnReadonly,

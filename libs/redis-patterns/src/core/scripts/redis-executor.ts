@@ -160,9 +160,11 @@ export class RedisExecutor {
     });
   }
 
-  // Every failed command passes here: the one place that sees a command deadline expire.
+  // Every failed command passes here: the one place that sees a command go without its reply — its deadline
+  // expired, or its connection closed first (the socket is dropped just before the deadline when the server stays
+  // silent, and ioredis then fails what awaited a reply with MaxRetriesPerRequestError).
   private readonly failed = (error: unknown): never => {
-    if (error instanceof Error && error.message === 'Command timed out') this.onTimeout?.();
+    if (error instanceof Error && (error.message === 'Command timed out' || error.name === 'MaxRetriesPerRequestError')) this.onTimeout?.();
     throw error;
   };
 

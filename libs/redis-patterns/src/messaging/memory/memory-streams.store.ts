@@ -26,7 +26,7 @@ export class MemoryStreamsStore implements StreamsStore {
     return refuse();
   }
 
-  autoClaim(): Promise<{ cursor: string; entries: RawEntry[] }> {
+  autoClaim(): Promise<{ cursor: string; ids: string[] }> {
     return refuse();
   }
 
