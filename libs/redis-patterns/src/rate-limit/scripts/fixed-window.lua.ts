@@ -13,6 +13,12 @@ local function fixed_window(key, limit, window, cost)
     ttl = redis.call('PTTL', key)
     -- A counter without TTL would limit forever; it cannot be written by this script, but repair it on commit.
     if ttl < 0 then ttl = -1 end
+    if ttl > window then
+      -- Longer than a window: the expiry was set on a clock ahead of this server's and came here as an absolute
+      -- time (a failover, a restored dump). The window ends at most a window from now, with its count.
+      redis.call('PEXPIRE', key, window)
+      ttl = window
+    end
   end
   local available = limit - count
   local ok = cost <= available

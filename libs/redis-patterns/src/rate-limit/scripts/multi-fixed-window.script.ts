@@ -44,6 +44,12 @@ for i = 1, count do
   -- ARGV strings rather than Lua numbers: a number argument costs Redis a %.17g conversion.
   used[i] = redis.call('INCRBY', KEYS[i], ARGV[1])
   ttls[i] = redis.call('PTTL', KEYS[i])
+  if ttls[i] > tonumber(ARGV[3 * i + 2]) then
+    -- Longer than its window: the expiry was set on a clock ahead of this server's and came here as an absolute
+    -- time (a failover, a restored dump). The window ends at most a window from now, with its count.
+    redis.call('PEXPIRE', KEYS[i], ARGV[3 * i + 2])
+    ttls[i] = tonumber(ARGV[3 * i + 2])
+  end
   if used[i] > tonumber(ARGV[3 * i + 1]) then out[1] = 0 end
 end
 if out[1] == 1 then

@@ -31,6 +31,13 @@ end
 -- Numbers forwarded to Redis are passed as the ARGV strings: a Lua number argument costs a %.17g conversion.
 local count = redis.call('INCRBY', key, ARGV[1])
 local ttl = redis.call('PTTL', key)
+if ttl > tonumber(ARGV[3]) then
+  -- Longer than a window: the expiry was set on a clock ahead of this server's and came here as an absolute time
+  -- (a failover, a restored dump). Kept, the window would last as much longer as the clocks differ; it ends at
+  -- most a window from now, with its count.
+  redis.call('PEXPIRE', key, ARGV[3])
+  ttl = tonumber(ARGV[3])
+end
 if count <= limit then
   if ttl < 0 then
     -- The window's first hit (or a counter that somehow lost its TTL): the counter never outlives its window.

@@ -33,9 +33,14 @@ if state then
     current, previous = tonumber(c), tonumber(p)
   elseif stored == index - 1 then
     previous = tonumber(c)
+  elseif stored > index then
+    -- Written on a clock ahead of this server's (a failover, a restored dump): counted in this window rather than
+    -- dropped (which would admit a whole limit again), and rewritten so, or the window would not move on until
+    -- this clock caught up.
+    current, previous = tonumber(c), tonumber(p)
+    redis.call('SET', key, string.format('%d %d %d', index, current, previous), 'PX', math.ceil(2 * window - elapsed))
   end
 end
--- stored > index: written under a clock that ran ahead (a failover); treated as empty rather than locking out.
 local available = limit - (previous * (1 - elapsed / window) + current)
 if cost <= available + 1e-9 then
   if cost > 0 then

@@ -46,8 +46,23 @@ if cost > 0 and cost <= available then
 end
 local reset_now = 0
 if count > 0 then
-  local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-  reset_now = math.max(tonumber(newest[2]) + window - now, 0)
+  local newest = tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2])
+  if newest > now and cost > available then
+    -- Hits stamped on a clock ahead of this server's (a failover, a restored dump) would stay in the window until
+    -- this clock caught up: a lock-out as long as the clocks differ. Counted as made now, they leave a window
+    -- from now. (Repaired on a denial, where the lock-out shows: the allowed path costs nothing more.)
+    local future = redis.call('ZRANGEBYSCORE', key, '(' .. now_ms_text(), '+inf')
+    local args = {}
+    for i = 1, #future do
+      args[#args + 1] = now
+      args[#args + 1] = future[i]
+      if #args >= 1000 then redis.call('ZADD', key, unpack(args)); args = {} end
+    end
+    if #args > 0 then redis.call('ZADD', key, unpack(args)) end
+    redis.call('PEXPIRE', key, ARGV[3])
+    newest = now
+  end
+  reset_now = math.max(newest + window - now, 0)
 end
 if cost <= available then return { 1, math.max(available, 0), math.ceil(reset_now), 0 } end
 local retry = window

@@ -27,8 +27,15 @@ local tokens = capacity
 local state = redis.call('GET', key)
 if state then
   local left, last = string.match(state, '^(%S+) (%S+)$')
-  -- A negative elapsed time means a clock that ran ahead wrote the state (a failover): no refill, not a negative one.
-  tokens = math.min(capacity, tonumber(left) + math.max(now - tonumber(last), 0) * per_ms)
+  left, last = tonumber(left), tonumber(last)
+  if last > now then
+    -- Counted on a clock ahead of this server's (a failover, a restored dump): the tokens are counted from now, and
+    -- the state says so, or they would not refill until this clock caught up (a lock-out as long as the clocks
+    -- differ).
+    last = now
+    redis.call('SET', key, count_text(left) .. ' ' .. now_ms_text(), 'PX', math.max(math.ceil((capacity - left) / per_ms), 1))
+  end
+  tokens = math.min(capacity, left + (now - last) * per_ms)
 end
 if cost <= tokens + 1e-9 then
   if cost == 0 then return { 1, math.max(math.floor(tokens), 0), math.ceil((capacity - tokens) / per_ms), 0 } end

@@ -12,10 +12,15 @@ local function token_bucket(key, capacity, rate, cost, now)
   local state = redis.call('GET', key)
   if state then
     local left, last = string.match(state, '^(%S+) (%S+)$')
-    -- A negative elapsed time means the state was written under a clock ahead of this one (a failover):
-    -- no refill rather than a negative one.
-    local elapsed = math.max(now - tonumber(last), 0)
-    tokens = math.min(capacity, tonumber(left) + elapsed * per_ms)
+    left, last = tonumber(left), tonumber(last)
+    if last > now then
+      -- Counted on a clock ahead of this server's (a failover, a restored dump): the tokens are counted from now,
+      -- and the state says so, or they would not refill until this clock caught up (a lock-out as long as the
+      -- clocks differ).
+      last = now
+      redis.call('SET', key, count_text(left) .. ' ' .. now_ms_text(), 'PX', math.max(math.ceil((capacity - left) / per_ms), 1))
+    end
+    tokens = math.min(capacity, left + (now - last) * per_ms)
   end
   local ok = cost <= tokens + 1e-9
   local retry = 0
