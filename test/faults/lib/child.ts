@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { now } from './measure';
 
 export const REPO_ROOT = resolve(__dirname, '../../..');
 
@@ -16,8 +17,17 @@ export class TsChild {
   private readonly listeners = new Set<(line: string) => void>();
   readonly exited: Promise<number | null>;
 
-  constructor(file: string, env: Record<string, string>, nodeArgs: string[] = []) {
-    this.child = spawn(process.execPath, [...nodeArgs, '-r', join(REPO_ROOT, 'scripts/register-ts.js'), join(REPO_ROOT, file)], {
+  /** When each line arrived (monotonic ms, like `now()`). */
+  readonly lineTimes: number[] = [];
+
+  /**
+   * `options.netns` runs the child inside that network namespace: `ip netns exec` execs node in place, so the pid
+   * is node's and signals reach it directly.
+   */
+  constructor(file: string, env: Record<string, string>, nodeArgs: string[] = [], options: { netns?: string } = {}) {
+    const node = [process.execPath, ...nodeArgs, '-r', join(REPO_ROOT, 'scripts/register-ts.js'), join(REPO_ROOT, file)];
+    const [command, ...args] = options.netns ? ['ip', 'netns', 'exec', options.netns, ...node] : node;
+    this.child = spawn(command, args, {
       cwd: REPO_ROOT,
       env: { ...process.env, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -26,6 +36,7 @@ export class TsChild {
     this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
     createInterface({ input: this.child.stdout! }).on('line', (line) => {
       this.lines.push(line);
+      this.lineTimes.push(now());
       for (const listener of this.listeners) listener(line);
     });
     this.exited = new Promise((done) => this.child.once('exit', (code) => done(code)));
@@ -70,7 +81,7 @@ export class TsChild {
   }
 
   send(line: string): void {
-    this.child.stdin!.write(`${line}\n`);
+    if (this.running) this.child.stdin!.write(`${line}\n`);
   }
 
   signal(signal: NodeJS.Signals): void {

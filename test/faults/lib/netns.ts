@@ -1,13 +1,9 @@
 // Network namespaces for the NETWORK scenario: one per application instance, each joined to the host by its own veth
 // pair on a private /30, and faults applied inside a namespace only (nftables drops, tc qdiscs), so nothing outside
 // the addresses this module creates is touched. Needs root (CAP_NET_ADMIN) and `ip`, `nft`, `tc`.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
-import { REPO_ROOT } from './child';
-import { now } from './measure';
 
 const exec = promisify(execFile);
 
@@ -160,80 +156,4 @@ export async function addDelay(node: NetNode, ms: number): Promise<void> {
 
 export async function removeDelay(node: NetNode): Promise<void> {
   await sh('ip', ['netns', 'exec', node.ns, 'tc', 'qdisc', 'del', 'dev', node.nsIf, 'root']);
-}
-
-/**
- * A TypeScript child process (through scripts/register-ts.js) started inside a namespace with `ip netns exec`, which
- * execs node in place: the pid is node's, so signals reach it directly. Same line protocol as TsChild: stdout lines
- * kept, commands on stdin.
- */
-export class NsChild {
-  readonly lines: string[] = [];
-  /** When each line arrived (monotonic ms, like `now()`). */
-  readonly lineTimes: number[] = [];
-  stderr = '';
-  private readonly child: ChildProcess;
-  private readonly listeners = new Set<(line: string) => void>();
-  readonly exited: Promise<number | null>;
-
-  constructor(ns: string, file: string, env: Record<string, string>) {
-    this.child = spawn(
-      'ip',
-      ['netns', 'exec', ns, process.execPath, '-r', join(REPO_ROOT, 'scripts/register-ts.js'), join(REPO_ROOT, file)],
-      { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] },
-    );
-    this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString()).slice(-20_000)));
-    createInterface({ input: this.child.stdout! }).on('line', (line) => {
-      this.lines.push(line);
-      this.lineTimes.push(now());
-      for (const listener of this.listeners) listener(line);
-    });
-    this.exited = new Promise((done) => this.child.once('exit', (code) => done(code)));
-  }
-
-  get pid(): number {
-    return this.child.pid!;
-  }
-
-  get running(): boolean {
-    return this.child.exitCode === null && this.child.signalCode === null;
-  }
-
-  /** Resolves with the first line (already received or future) matching `pattern`. */
-  waitForLine(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
-    const seen = this.lines.map((line) => pattern.exec(line)).find((m) => m);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve, reject) => {
-      const stop = (): void => {
-        clearTimeout(timer);
-        this.listeners.delete(listener);
-      };
-      const timer = setTimeout(() => {
-        stop();
-        reject(new Error(`child in netns printed no line matching ${pattern} within ${timeoutMs} ms; stderr: ${this.stderr.slice(-1500)}`));
-      }, timeoutMs);
-      const listener = (line: string): void => {
-        const match = pattern.exec(line);
-        if (!match) return;
-        stop();
-        resolve(match);
-      };
-      this.listeners.add(listener);
-      void this.exited.then(() => {
-        if (!this.listeners.has(listener)) return;
-        stop();
-        reject(new Error(`child in netns exited before printing ${pattern}; stderr: ${this.stderr.slice(-1500)}`));
-      });
-    });
-  }
-
-  send(line: string): void {
-    if (this.running) this.child.stdin!.write(`${line}\n`);
-  }
-
-  async kill(): Promise<void> {
-    if (!this.running) return;
-    this.child.kill('SIGKILL');
-    await this.exited;
-  }
 }

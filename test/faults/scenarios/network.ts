@@ -8,6 +8,7 @@
 // redelivered to the other instances.
 import { Redis } from 'ioredis';
 import { StreamsService } from 'nestjs-redis-patterns';
+import { TsChild } from '../lib/child';
 import { now, pause, percentile, waitUntil } from '../lib/measure';
 import { type NetSample, type NetTarget, probe, startNetLoad } from '../lib/net-load';
 import {
@@ -18,7 +19,6 @@ import {
   healRedisPackets,
   type NetLab,
   type NetNode,
-  NsChild,
   removeDelay,
 } from '../lib/netns';
 import { check, type Check, figure, type Scenario, type ScenarioContext, unavailable } from '../lib/scenario';
@@ -122,7 +122,7 @@ interface Instance {
   readonly index: number;
   readonly name: string;
   readonly net: NetNode;
-  readonly child: NsChild;
+  readonly child: TsChild;
   port: number;
 }
 
@@ -628,20 +628,25 @@ export const networkScenario: Scenario = {
     context.defer(() => admin.disconnect());
 
     const instances: Instance[] = lab.nodes.map((net, index) => {
-      const child = new NsChild(net.ns, 'test/fixtures/faults/net-app.ts', {
-        REDIS_URL: `redis://${net.hostAddress}:${redisPort}`,
-        KEY_PREFIX: PREFIX,
-        INSTANCE: NAMES[index],
-        COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
-        SOURCE_MS: String(SOURCE_MS),
-        DATA_PREFIX,
-        LOCK_TTL_MS: String(LOCK_TTL_MS),
-        STREAM,
-        GROUP,
-        BATCH_SIZE: String(BATCH),
-        HANDLER_MS: String(HANDLER_MS),
-        CLAIM_IDLE_MS: String(CLAIM_IDLE_MS),
-      });
+      const child = new TsChild(
+        'test/fixtures/faults/net-app.ts',
+        {
+          REDIS_URL: `redis://${net.hostAddress}:${redisPort}`,
+          KEY_PREFIX: PREFIX,
+          INSTANCE: NAMES[index],
+          COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
+          SOURCE_MS: String(SOURCE_MS),
+          DATA_PREFIX,
+          LOCK_TTL_MS: String(LOCK_TTL_MS),
+          STREAM,
+          GROUP,
+          BATCH_SIZE: String(BATCH),
+          HANDLER_MS: String(HANDLER_MS),
+          CLAIM_IDLE_MS: String(CLAIM_IDLE_MS),
+        },
+        [],
+        { netns: net.ns },
+      );
       context.defer(() => child.kill());
       return { index, name: NAMES[index], net, child, port: 0 };
     });

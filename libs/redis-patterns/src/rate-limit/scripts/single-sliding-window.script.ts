@@ -1,4 +1,5 @@
 import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { FUTURE_HITS_LUA } from './future-hits.lua';
 import { REDIS_CLOCK_LUA } from './redis-clock.lua';
 
 /**
@@ -48,18 +49,8 @@ local reset_now = 0
 if count > 0 then
   local newest = tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2])
   if newest > now and cost > available then
-    -- Hits stamped on a clock ahead of this server's (a failover, a restored dump) would stay in the window until
-    -- this clock caught up: a lock-out as long as the clocks differ. Counted as made now, they leave a window
-    -- from now. (Repaired on a denial, where the lock-out shows: the allowed path costs nothing more.)
-    local future = redis.call('ZRANGEBYSCORE', key, '(' .. now_ms_text(), '+inf')
-    local args = {}
-    for i = 1, #future do
-      args[#args + 1] = now
-      args[#args + 1] = future[i]
-      if #args >= 1000 then redis.call('ZADD', key, unpack(args)); args = {} end
-    end
-    if #args > 0 then redis.call('ZADD', key, unpack(args)) end
-    redis.call('PEXPIRE', key, ARGV[3])
+    -- A denial because of hits stamped in the future (future-hits.lua.ts): count them as made now.
+    rescore_future_hits(key, now, ARGV[3])
     newest = now
   end
   reset_now = math.max(newest + window - now, 0)
@@ -74,6 +65,6 @@ if cost <= limit then
 end
 return { 0, math.max(available, 0), math.ceil(reset_now), math.ceil(retry) }
 `,
-  REDIS_CLOCK_LUA,
+  `${REDIS_CLOCK_LUA}${FUTURE_HITS_LUA}`,
   { keys: 1, args: 4 },
 );

@@ -15,18 +15,8 @@ local function sliding_window(key, limit, window, cost, now, nonce)
   if count > 0 then
     local newest = tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2])
     if newest > now and not ok then
-      -- Hits stamped on a clock ahead of this server's (a failover, a restored dump) would stay in the window until
-      -- this clock caught up: a lock-out as long as the clocks differ. Counted as made now, they leave a window
-      -- from now. (Repaired on a denial, where the lock-out shows.)
-      local future = redis.call('ZRANGEBYSCORE', key, '(' .. now_ms_text(), '+inf')
-      local args = {}
-      for i = 1, #future do
-        args[#args + 1] = now
-        args[#args + 1] = future[i]
-        if #args >= 1000 then redis.call('ZADD', key, unpack(args)); args = {} end
-      end
-      if #args > 0 then redis.call('ZADD', key, unpack(args)) end
-      redis.call('PEXPIRE', key, window)
+      -- A denial because of hits stamped in the future (future-hits.lua.ts): count them as made now.
+      rescore_future_hits(key, now, window)
       newest = now
     end
     reset_now = math.max(newest + window - now, 0)
