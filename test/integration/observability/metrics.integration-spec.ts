@@ -128,6 +128,16 @@ describe.each<BackendName>(['standalone', 'memory'])('OpenTelemetry metrics on %
     expect(await sum('redis_patterns.lock.losses')).toBe(1);
   });
 
+  it('records durations in second-scaled buckets, so a sub-millisecond p99 can be read from a histogram', async () => {
+    const { resourceMetrics } = await metered.reader.collect();
+    const scope = resourceMetrics.scopeMetrics.find((s) => s.scope.name === 'nestjs-redis-patterns');
+    const wait = scope?.metrics.find((m) => m.descriptor.name === 'redis_patterns.lock.wait.duration');
+    const point = wait?.dataPoints[0] as DataPoint<Histogram> | undefined;
+    // The SDK's defaults start 0, 5, 10: every Redis-backed wait would land in one bucket.
+    expect(point?.value.buckets.boundaries.slice(0, 4)).toEqual([0.0001, 0.00025, 0.0005, 0.001]);
+    expect(point?.value.buckets.counts.slice(0, 8).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+  });
+
   it('counts pub/sub messages published and received, and handler errors', async () => {
     const pubsub = app.get(PubSubService);
     const subscription = await pubsub.subscribe('otel-news', (message) => {

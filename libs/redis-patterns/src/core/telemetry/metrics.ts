@@ -32,7 +32,10 @@ export type Observe = (value: number, attributes: MetricAttributes) => void;
 
 interface OtelMeter {
   createCounter(name: string, options: { description: string; unit: string }): CounterMetric;
-  createHistogram(name: string, options: { description: string; unit: string }): HistogramMetric;
+  createHistogram(
+    name: string,
+    options: { description: string; unit: string; advice?: { explicitBucketBoundaries: number[] } },
+  ): HistogramMetric;
   createObservableCounter(name: string, options: { description: string; unit: string }): OtelObservable;
   createObservableGauge(name: string, options: { description: string; unit: string }): OtelObservable;
 }
@@ -44,6 +47,15 @@ interface OtelObservable {
 interface OtelApi {
   metrics: { getMeter(name: string, version?: string): OtelMeter };
 }
+
+/**
+ * Bucket boundaries advised for every duration histogram, in seconds. The SDK's default boundaries (0, 5, 10, 25 …)
+ * were chosen for milliseconds: in seconds every Redis-backed duration would fall in the first bucket and a p99 could
+ * not be read. These span a sub-millisecond decision to a 30 s lock wait; an application's views still override them.
+ */
+export const DURATION_BUCKETS_SECONDS: readonly number[] = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+];
 
 /** The instrumentation scope of every metric the library records. */
 export const METER_NAME = 'nestjs-redis-patterns';
@@ -76,7 +88,12 @@ export function libraryMeter(): LibraryMeter {
   const meter = api.metrics.getMeter(METER_NAME);
   return {
     counter: (name, description, unit) => meter.createCounter(name, { description, unit }),
-    histogram: (name, description, unit) => meter.createHistogram(name, { description, unit }),
+    histogram: (name, description, unit) =>
+      meter.createHistogram(name, {
+        description,
+        unit,
+        ...(unit === 's' ? { advice: { explicitBucketBoundaries: [...DURATION_BUCKETS_SECONDS] } } : {}),
+      }),
     observableGauge: (name, description, unit, read) =>
       meter
         .createObservableGauge(name, { description, unit })
