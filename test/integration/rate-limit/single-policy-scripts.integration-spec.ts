@@ -49,7 +49,7 @@ describe.each<TopologyName>(['standalone', 'cluster'])('single-policy scripts on
         const singleArgs = algorithm === 'sliding-window' ? [cost, p.a, p.b, nonce] : [cost, p.a, p.b];
         const [mine, reference] = await Promise.all([
           RedisExecutor.of(client).runBatched(compiled.call.script, [single], singleArgs),
-          RedisExecutor.of(client).runBatched(CONSUME_SCRIPT, [generic], [cost, nonce, p.code, p.a, p.b]),
+          RedisExecutor.of(client).runBatched(CONSUME_SCRIPT, [generic], [cost, nonce, p.code, p.a, p.b, 0]),
         ]);
         const step = `cost ${cost} (step ${sequence})`;
         expect([step, mine[0], mine[1]]).toEqual([step, reference[0], reference[1]]);
@@ -69,13 +69,15 @@ describe.each<TopologyName>(['standalone', 'cluster'])('single-policy scripts on
     const compiled = compilePolicies(policies, 'policy', error);
     expect(compiled.call.script).toBe(multiFixedWindowScript);
     const args = compiled.call.unitArgs.slice(2);
+    // The generic script takes a block duration (0: none) after each policy's parameters.
+    const genericArgs = [0, 1].flatMap((i) => [...args.slice(3 * i, 3 * i + 3), '0']);
     const mine = [`${prefix}:rl:{mfw}:a`, `${prefix}:rl:{mfw}:b`];
     const reference = [`${prefix}:rl:{mfw}:ra`, `${prefix}:rl:{mfw}:rb`];
     // Allowed, a peek, allowed up to the first limit, denied (nothing consumed), a cost above every limit, a peek.
     for (const [step, cost] of [0, 1, 0, 2, 1, 9, 0].entries()) {
       const [got, expected] = await Promise.all([
         RedisExecutor.of(client).runBatched(multiFixedWindowScript, mine, [cost, '', ...args]),
-        RedisExecutor.of(client).runBatched(CONSUME_SCRIPT, reference, [cost, '', ...args]),
+        RedisExecutor.of(client).runBatched(CONSUME_SCRIPT, reference, [cost, '', ...genericArgs]),
       ]);
       expect([`step ${step} cost ${cost}`, got[0], got[1], got[4]]).toEqual([
         `step ${step} cost ${cost}`,

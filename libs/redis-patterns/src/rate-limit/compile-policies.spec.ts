@@ -17,6 +17,24 @@ describe('compilePolicies', () => {
     expect(compilePolicies(policy, 'policy', error)).toBe(compilePolicies(policy, 'policy', error));
   });
 
+  it('compiles once per distinct parameters, for policy objects built per call', () => {
+    const plan = (limit: number) => [
+      { algorithm: 'fixed-window', limit, windowMs: 1000 },
+      { algorithm: 'gcra', limit: 2 * limit, periodMs: 60_000 },
+    ];
+    const first = compilePolicies(plan(7), 'policy', error);
+    expect(compilePolicies(plan(7), 'policy', error)).toBe(first);
+    expect(compilePolicies(plan(8), 'policy', error)).not.toBe(first);
+    expect(compilePolicies(plan(8), 'policy', error).args).toEqual([1, 8, 1000, 5, 16, (16 * 1000) / 60_000]);
+    // A single policy and a list of it are different inputs with different shapes, though they compile alike.
+    expect(compilePolicies(plan(7)[0], 'policy', error)).not.toBe(first);
+  });
+
+  it('never lets an invalid policy share a cached shape with a valid one that prints alike', () => {
+    compilePolicies({ algorithm: 'fixed-window', limit: 5, windowMs: 1000 }, 'policy', error);
+    expect(fieldOf(() => compilePolicies({ algorithm: 'fixed-window', limit: '5', windowMs: 1000 }, 'policy', error))).toBe('policy.limit');
+  });
+
   it('precomputes script arguments, key suffixes and the RateLimit-Policy header', () => {
     const compiled = compilePolicies(
       [

@@ -23,6 +23,8 @@ export interface CompiledPolicy {
   readonly b: number;
   /** The limit a decision reports (limit, capacity or burst). */
   readonly limit: number;
+  /** `blockDurationMs`, or 0 for none. */
+  readonly blockMs: number;
   /** Key suffix inside the identity's slot group: algorithm and parameters, so a changed policy starts afresh. */
   readonly suffix: string;
   /** Name in the headers (`default`, or `p<index>` with several policies) and `RateLimit-Policy` item. */
@@ -35,7 +37,10 @@ export interface CompiledPolicies {
   readonly policies: readonly CompiledPolicy[];
   /** `[code, a, b]` per policy, flattened: the tail of the script's ARGV. */
   readonly args: ReadonlyArray<number>;
-  /** `:<suffix>` per policy, appended to the identity's slot group to form KEYS. */
+  /**
+   * `:<suffix>` per policy, appended to the identity's slot group to form KEYS; then `:<suffix>:blk` per policy with
+   * a block duration, in order (the key whose TTL is the block).
+   */
   readonly keySuffixes: readonly string[];
   /** The script and its precomputed ARGV (a specialised script for one policy, the generic one for several). */
   readonly call: ScriptCall;
@@ -49,16 +54,58 @@ const MAX_LIMIT = 1_000_000_000;
 const MAX_LOG_LIMIT = 100_000;
 const MAX_WINDOW_MS = 366 * 24 * 3600 * 1000;
 const cache = new WeakMap<object, CompiledPolicies>();
+// Policies built afresh per call (a policy per plan or tenant, from a function) are cached by their parameters:
+// validating and compiling them again would cost more than the decision's own client work.
+const byShape = new Map<string, CompiledPolicies>();
+const MAX_SHAPES = 1000;
+const SHAPE_FIELDS = ['limit', 'windowMs', 'capacity', 'refillPerSecond', 'periodMs', 'burst', 'blockDurationMs'] as const;
 
 /**
  * Validates `policy | policy[]` and compiles it. Results are cached per object, so a constant policy (the usual
- * case, and every decorator) is validated once. Every error names the field, under `path` (e.g. `policy[1].limit`).
+ * case, and every decorator) is validated once, and per distinct parameters (at most 1000 shapes), so a policy
+ * object built per call compiles once too. Every error names the field, under `path` (e.g. `policy[1].limit`).
  */
 export function compilePolicies(input: unknown, path: string, error: PolicyErrorFactory): CompiledPolicies {
-  if (typeof input === 'object' && input !== null) {
-    const cached = cache.get(input);
-    if (cached) return cached;
+  if (typeof input !== 'object' || input === null) return compileList(input, path, error);
+  const cached = cache.get(input);
+  if (cached) return cached;
+  const shape = shapeOf(input);
+  const known = shape === undefined ? undefined : byShape.get(shape);
+  if (known) return known;
+  const compiled = compileList(input, path, error);
+  // A shape seen for the first time may be a constant policy: its object is remembered too, so the next calls find
+  // it without building the shape. Objects made per call then hit the shape cache and are not remembered.
+  cache.set(input, compiled);
+  if (shape !== undefined) {
+    if (byShape.size >= MAX_SHAPES) byShape.delete(byShape.keys().next().value!);
+    byShape.set(shape, compiled);
   }
+  return compiled;
+}
+
+/**
+ * The parameters of valid-looking policies as one string, or undefined when a field is not a plain number (such
+ * input is compiled, and rejected, every time rather than share an entry with a valid policy that prints alike).
+ */
+function shapeOf(input: object): string | undefined {
+  const list: unknown[] = Array.isArray(input) ? input : [input];
+  if (list.length === 0 || list.length > 16) return undefined;
+  let shape = Array.isArray(input) ? '[' : '';
+  for (const policy of list) {
+    if (!isPlainObject(policy) || typeof policy.algorithm !== 'string') return undefined;
+    shape += policy.algorithm;
+    for (const field of SHAPE_FIELDS) {
+      const value = policy[field];
+      if (value === undefined) shape += ':';
+      else if (typeof value === 'number') shape += `:${value}`;
+      else return undefined;
+    }
+    shape += ';';
+  }
+  return shape;
+}
+
+function compileList(input: unknown, path: string, error: PolicyErrorFactory): CompiledPolicies {
   const list = Array.isArray(input) ? input : [input];
   if (list.length === 0) throw error(path, 'a policy or a non-empty array of policies', 'an empty array');
   if (list.length > 16) throw error(path, 'at most 16 policies', `an array of ${list.length}`);
@@ -74,12 +121,11 @@ export function compilePolicies(input: unknown, path: string, error: PolicyError
   const compiled: CompiledPolicies = {
     policies,
     args: policies.flatMap((p) => [p.code, p.a, p.b]),
-    keySuffixes: policies.map((p) => `:${p.suffix}`),
+    keySuffixes: [...policies.map((p) => `:${p.suffix}`), ...policies.filter((p) => p.blockMs > 0).map((p) => `:${p.suffix}:blk`)],
     call: scriptCallFor(policies),
     fractionalCost: policies.every((p) => p.algorithm === 'token-bucket' || p.algorithm === 'gcra'),
     policyHeader: policies.map((p) => p.policyItem).join(', '),
   };
-  if (typeof input === 'object' && input !== null) cache.set(input, compiled);
   return compiled;
 }
 
@@ -110,6 +156,7 @@ function compileOne(policy: unknown, path: string, error: PolicyErrorFactory, de
     return value;
   };
   const code = ALGORITHM_CODES[algorithm];
+  const blockMs = policy.blockDurationMs === undefined ? 0 : int('blockDurationMs', MAX_WINDOW_MS);
   const item = (q: number, windowMs: number) => `"${name}";q=${q};w=${Math.max(1, Math.ceil(windowMs / 1000))}`;
   switch (algorithm) {
     case 'token-bucket': {
@@ -129,6 +176,7 @@ function compileOne(policy: unknown, path: string, error: PolicyErrorFactory, de
         a: capacity,
         b: rate,
         limit: capacity,
+        blockMs,
         suffix: `tb2:${capacity}:${rate}`,
         name,
         policyItem: item(capacity, (capacity / rate) * 1000),
@@ -149,6 +197,7 @@ function compileOne(policy: unknown, path: string, error: PolicyErrorFactory, de
         a: burst,
         b: refillPerSecond,
         limit: burst,
+        blockMs,
         suffix: `gcra2:${limit}:${periodMs}:${burst}`,
         name,
         policyItem: item(limit, periodMs),
@@ -166,6 +215,7 @@ function compileOne(policy: unknown, path: string, error: PolicyErrorFactory, de
         a: limit,
         b: windowMs,
         limit,
+        blockMs,
         suffix: `${tag}:${limit}:${windowMs}`,
         name,
         policyItem: item(limit, windowMs),

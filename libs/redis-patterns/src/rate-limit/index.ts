@@ -7,15 +7,17 @@ export { RateLimitGuard } from './rate-limit.guard';
 export type {
   RateLimitConsumeOptions,
   GcraPolicy,
+  PolicyBlocking,
   PolicyState,
   RateLimitAlgorithm,
+  RateLimitBalance,
   RateLimitDecision,
   RateLimitOutageOptions,
   RateLimitPolicy,
   TokenBucketPolicy,
   WindowPolicy,
 } from './rate-limit-policy';
-export type { RateLimitDecoratorOptions } from './resolve-limiter';
+export type { RateLimitDecoratorOptions, RateLimitPolicyResolver } from './resolve-limiter';
 export { clientAddress } from './client-address';
 export { RateLimitExceededError } from './rate-limit-exceeded.error';
 export { RateLimitUnavailableError } from './rate-limit-unavailable.error';

@@ -1,5 +1,15 @@
+/** What every policy may add to its algorithm's parameters. */
+export interface PolicyBlocking {
+  /**
+   * Once this policy denies a call, the identity stays denied by it for this many ms (integer ≥ 1), whatever its
+   * budget says meanwhile — a penalty for exceeding, as after failed logins. Set atomically in the same script as the
+   * denial; calls during the block are denied with `retryAfterMs` up to its end and are not counted. Default: none.
+   */
+  readonly blockDurationMs?: number;
+}
+
 /** Window-based policies: at most `limit` units per `windowMs`. */
-export interface WindowPolicy {
+export interface WindowPolicy extends PolicyBlocking {
   /**
    * - `fixed-window`: one counter per window, the window starting at the first hit (cheapest, allows up to 2×limit
    *   across a window boundary);
@@ -14,7 +24,7 @@ export interface WindowPolicy {
 }
 
 /** Token bucket: holds up to `capacity` tokens, refilled continuously at `refillPerSecond` (may be fractional). */
-export interface TokenBucketPolicy {
+export interface TokenBucketPolicy extends PolicyBlocking {
   readonly algorithm: 'token-bucket';
   readonly capacity: number;
   readonly refillPerSecond: number;
@@ -24,7 +34,7 @@ export interface TokenBucketPolicy {
  * GCRA (generic cell rate algorithm): `limit` units per `periodMs`, evenly spaced, with up to `burst` units at once
  * (default `limit`). One key, one number (the theoretical arrival time) per identity.
  */
-export interface GcraPolicy {
+export interface GcraPolicy extends PolicyBlocking {
   readonly algorithm: 'gcra';
   readonly limit: number;
   readonly periodMs: number;
@@ -49,6 +59,9 @@ export interface PolicyState {
   /** Ms until this call (same cost) could be allowed; 0 when allowed. */
   readonly retryAfterMs: number;
 }
+
+/** The state of one policy after `RateLimiterService.refund` or `penalize`. */
+export type RateLimitBalance = Omit<PolicyState, 'retryAfterMs'>;
 
 /**
  * The result of `RateLimiterService.consume`. With several policies it reports the most restrictive one: the

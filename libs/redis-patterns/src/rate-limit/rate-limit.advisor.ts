@@ -1,11 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../core/advice/method-advice.interface';
 import { RateLimitExceededError } from './rate-limit-exceeded.error';
 import { rateLimitHeaders } from './rate-limit-headers';
 import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit.options';
 import { RateLimitIdentity } from './rate-limit-identity';
 import { RateLimiterService } from './rate-limiter.service';
-import { type RateLimitMetadata, resolveLimiter } from './resolve-limiter';
+import { policiesOf, type RateLimitMetadata, resolveLimiter, skipsHandlerCall } from './resolve-limiter';
 
 /**
  * The behaviour of a method's `@RateLimit`: on a provider method (and on any method called directly), one decision
@@ -25,25 +25,30 @@ export class RateLimitAdvisor implements MethodAdvisor<RateLimitMetadata> {
     const where = `${method.className}.${method.methodName}`;
     // Validates at bootstrap, for handlers too: a bad policy fails startup, not the first request.
     const resolved = resolveLimiter(metadata, where, where);
-    const { key, name, compiled, cost, outage } = resolved;
+    const { key, name, cost, outage, skipIf } = resolved;
     const prefix = `${name}:`;
     const legacy = this.settings.legacyHeaders;
-    const decide = async (identity: string, proceed: () => Promise<unknown>): Promise<unknown> => {
+    const moduleSkipIf = this.settings.skipIf;
+    const decide = async (identity: string, policyArgs: readonly unknown[], proceed: () => Promise<unknown>): Promise<unknown> => {
+      const compiled = resolved.compiled ?? (await policiesOf(resolved, policyArgs));
       const decision = await this.limiter.decide(identity, compiled, cost, outage, name);
       if (!decision.allowed) throw new RateLimitExceededError(decision, name, rateLimitHeaders(decision, compiled, legacy));
       return proceed();
     };
+    const onHandlerCall = async (context: ExecutionContext, proceed: () => Promise<unknown>): Promise<unknown> => {
+      const request = this.identity.requestOf(context);
+      if (await skipsHandlerCall(resolved, moduleSkipIf, request, context)) return proceed();
+      return decide(await this.identity.keyOf(context, resolved), [request, context], proceed);
+    };
+    const onDirectCall = async (args: unknown[], proceed: () => Promise<unknown>): Promise<unknown> => {
+      if (skipIf && (await skipIf(...args))) return proceed();
+      if (key === undefined) return decide(name, args, proceed);
+      return decide(prefix + String(await (typeof key === 'function' ? key(...args) : key)), args, proceed);
+    };
     return (invocation, proceed) => {
-      const context = invocation.context;
       if (invocation.http) return proceed();
-      if (context) {
-        const identity = this.identity.keyOf(context, resolved);
-        return typeof identity === 'string' ? decide(identity, proceed) : identity.then((value) => decide(value, proceed));
-      }
-      if (key === undefined) return decide(name, proceed);
-      return Promise.resolve(typeof key === 'function' ? key(...invocation.args) : key).then((value) =>
-        decide(prefix + String(value), proceed),
-      );
+      const context = invocation.context;
+      return context ? onHandlerCall(context, proceed) : onDirectCall(invocation.args, proceed);
     };
   }
 }

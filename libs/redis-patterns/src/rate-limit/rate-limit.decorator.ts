@@ -4,7 +4,7 @@ import { RateLimitAdvisor } from './rate-limit.advisor';
 import { RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA } from './rate-limit.constants';
 import { RateLimitGuard } from './rate-limit.guard';
 import type { RateLimitPolicy } from './rate-limit-policy';
-import { type RateLimitDecoratorOptions, toMetadata } from './resolve-limiter';
+import { type RateLimitDecoratorOptions, type RateLimitPolicyResolver, toMetadata } from './resolve-limiter';
 
 /**
  * Rate-limits a handler (HTTP route, message pattern, gateway message, resolver; on the class as a default the
@@ -19,6 +19,11 @@ import { type RateLimitDecoratorOptions, toMetadata } from './resolve-limiter';
  *
  * Invalid policies fail application startup with an `InvalidOptionsError` naming the field.
  *
+ * The policies may also be a function of the call, for limits that depend on it (per plan, per tenant): of the
+ * method's arguments on a provider method, of `(request, context)` on a handler Nest calls — as `key`. What it returns
+ * is validated on each call (the error names the field) and compiled once per distinct parameters, so the decision
+ * stays one script call. `skipIf` (same arguments) exempts a call.
+ *
  * @example
  * @RateLimit({ algorithm: 'sliding-window', limit: 10, windowMs: 1000 })
  * @Get('search') search() {}
@@ -26,9 +31,12 @@ import { type RateLimitDecoratorOptions, toMetadata } from './resolve-limiter';
  * @RateLimit([{ algorithm: 'gcra', limit: 10, periodMs: 1000 }, { algorithm: 'fixed-window', limit: 1000, windowMs: 86_400_000 }],
  *   { key: (userId: string) => userId })
  * async sendSms(userId: string, text: string) {}
+ *
+ * @RateLimit((request: { user: { plan: 'free' | 'pro' } }) => PLAN_LIMITS[request.user.plan], { key: (request) => request.user.id })
+ * @Get('reports') reports() {}
  */
 export function RateLimit(
-  policy: RateLimitPolicy | readonly RateLimitPolicy[] | (RateLimitPolicy & RateLimitDecoratorOptions),
+  policy: RateLimitPolicy | readonly RateLimitPolicy[] | (RateLimitPolicy & RateLimitDecoratorOptions) | RateLimitPolicyResolver,
   options?: RateLimitDecoratorOptions,
 ): ClassDecorator & MethodDecorator {
   const metadata = toMetadata(policy, options);

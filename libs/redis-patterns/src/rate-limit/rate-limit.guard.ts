@@ -10,7 +10,8 @@ import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit.option
 import type { RateLimitDecision } from './rate-limit-policy';
 import { RateLimitIdentity } from './rate-limit-identity';
 import { RateLimiterService } from './rate-limiter.service';
-import { type RateLimitMetadata, type ResolvedLimiter, resolveLimiter } from './resolve-limiter';
+import type { CompiledPolicies } from './compile-policies';
+import { policiesOf, type RateLimitMetadata, type ResolvedLimiter, resolveLimiter, skipsHandlerCall } from './resolve-limiter';
 
 // The guard may run twice for one call (class and handler `@RateLimit`, or also as APP_GUARD: two instances): Nest
 // hands every guard of a call the same argument array.
@@ -52,31 +53,29 @@ export class RateLimitGuard implements CanActivate {
     const args = context.getArgs();
     if (decided.has(args)) return true;
     decided.add(args);
+    // Only limiters with a skip rule or per-call policies look at the request here: the common path stays as it was.
+    const dynamic = !limiter.compiled;
+    const request = dynamic || limiter.skipIf || this.settings.skipIf ? this.identity.requestOf(context) : undefined;
+    const skip = skipsHandlerCall(limiter, this.settings.skipIf, request, context);
+    if (skip === true || (skip instanceof Promise && (await skip))) return true;
     const key = this.identity.keyOf(context, limiter);
     let decision: RateLimitDecision;
+    let compiled: CompiledPolicies;
     try {
-      decision = await this.limiter.decide(
-        typeof key === 'string' ? key : await key,
-        limiter.compiled,
-        limiter.cost,
-        limiter.outage,
-        limiter.name,
-      );
+      compiled = dynamic ? await policiesOf(limiter, [request, context]) : limiter.compiled!;
+      decision = await this.limiter.decide(typeof key === 'string' ? key : await key, compiled, limiter.cost, limiter.outage, limiter.name);
     } catch (error) {
       throw toContextError(error, context);
     }
     const legacy = this.settings.legacyHeaders;
     if (http) {
-      const headers = rateLimitHeaders(decision, limiter.compiled, legacy);
+      const headers = rateLimitHeaders(decision, compiled, legacy);
       const response = context.switchToHttp().getResponse<unknown>();
       for (const name in headers) setResponseHeader(response, name, headers[name]);
       if (!decision.allowed) throw toContextError(new RateLimitExceededError(decision, limiter.name), context);
     } else if (!decision.allowed) {
       // Outside HTTP the headers go with the denial only (a GraphQL response over HTTP carries them).
-      throw toContextError(
-        new RateLimitExceededError(decision, limiter.name, rateLimitHeaders(decision, limiter.compiled, legacy)),
-        context,
-      );
+      throw toContextError(new RateLimitExceededError(decision, limiter.name, rateLimitHeaders(decision, compiled, legacy)), context);
     }
     return true;
   }

@@ -3,6 +3,7 @@ import { ReplyError } from 'ioredis';
 import type { RedisExecutor } from '../core/scripts/redis-executor';
 import type { CompiledPolicies } from './compile-policies';
 import { scriptArgs } from './script-call';
+import { ADJUST_SCRIPT } from './scripts/adjust.script';
 
 /**
  * Where rate-limit state lives. `consume` decides every policy of a limiter for one identity at once,
@@ -13,6 +14,11 @@ export interface RateLimitStore {
   readonly source: 'redis' | 'memory';
   /** `keys`: one per policy, in the identity's slot group. Rejects when the store cannot decide. */
   consume(keys: readonly string[], compiled: CompiledPolicies, cost: number): Promise<number[]>;
+  /**
+   * Moves every policy's state by `delta` units (negative: a refund), each kept within 0 and its limit; answers
+   * `[per policy: remaining, resetMs]`. `keys`: the state keys only (no block keys).
+   */
+  adjust(keys: readonly string[], compiled: CompiledPolicies, delta: number): Promise<number[]>;
   /** Forgets the state under these keys. */
   reset(keys: readonly string[]): Promise<void>;
   /** Resolves when the store answers again (the breaker's probe after an outage). */
@@ -40,6 +46,11 @@ export class RedisRateLimitStore implements RateLimitStore {
   consume(keys: readonly string[], compiled: CompiledPolicies, cost: number): Promise<number[]> {
     const { call } = compiled;
     return this.redis.runBatched(call.script, keys, scriptArgs(call, cost, this.nextNonce));
+  }
+
+  adjust(keys: readonly string[], compiled: CompiledPolicies, delta: number): Promise<number[]> {
+    const log = compiled.policies.some((p) => p.algorithm === 'sliding-window');
+    return this.redis.runBatched(ADJUST_SCRIPT, keys, [String(delta), log ? this.nextNonce() : '', ...compiled.args.map(String)]);
   }
 
   async reset(keys: readonly string[]): Promise<void> {

@@ -10,7 +10,13 @@ import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit.option
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { checkCost, compilePolicies, type CompiledPolicies, type PolicyErrorFactory } from './compile-policies';
 import { BoundedEntries, MemoryRateLimiter } from './memory/memory-rate-limiter';
-import type { RateLimitConsumeOptions, RateLimitDecision, RateLimitOutageOptions, RateLimitPolicy } from './rate-limit-policy';
+import type {
+  RateLimitBalance,
+  RateLimitConsumeOptions,
+  RateLimitDecision,
+  RateLimitOutageOptions,
+  RateLimitPolicy,
+} from './rate-limit-policy';
 import { RateLimitMetrics } from './rate-limit.metrics';
 import { RATE_LIMIT_STORE, type RateLimitStore } from './rate-limit.store';
 import { failOpenDecision, toDecision } from './to-decision';
@@ -91,6 +97,31 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     }
   }
 
+  /**
+   * Gives `cost` units (default 1) back to `key` in every policy, atomically, never below an empty budget: e.g. for
+   * a request that failed for reasons not the caller's. The newest hits go first (sliding log); a token bucket is
+   * never filled above its capacity. A block (`blockDurationMs`) in force is not lifted. Resolves to each policy's
+   * state afterwards.
+   *
+   * @throws InvalidArgumentError naming the field, before anything is written.
+   * @throws RateLimitUnavailableError when Redis cannot answer (nothing is refunded; the in-memory fallback is not
+   *   touched).
+   */
+  refund(key: string, policy: RateLimitPolicy | readonly RateLimitPolicy[], cost?: number): Promise<readonly RateLimitBalance[]> {
+    return this.adjust(key, policy, cost, -1);
+  }
+
+  /**
+   * Takes `cost` units (default 1) from `key` in every policy without a decision, atomically, never beyond the limit:
+   * e.g. for a failed login counted against the caller. Does not start a block. Resolves to each policy's state.
+   *
+   * @throws InvalidArgumentError naming the field, before anything is written.
+   * @throws RateLimitUnavailableError when Redis cannot answer.
+   */
+  penalize(key: string, policy: RateLimitPolicy | readonly RateLimitPolicy[], cost?: number): Promise<readonly RateLimitBalance[]> {
+    return this.adjust(key, policy, cost, 1);
+  }
+
   /** Forgets the state of `key` under these policies (in Redis and in the in-memory fallback). */
   async reset(key: string, policy: RateLimitPolicy | readonly RateLimitPolicy[]): Promise<void> {
     checkKey(key);
@@ -144,6 +175,28 @@ export class RateLimiterService implements BeforeApplicationShutdown {
       this.metrics.record(metricName, decision.allowed ? 'allowed' : 'denied', startedAt);
       return decision;
     }, without);
+  }
+
+  private async adjust(
+    key: string,
+    policy: RateLimitPolicy | readonly RateLimitPolicy[],
+    cost: number | undefined,
+    sign: 1 | -1,
+  ): Promise<readonly RateLimitBalance[]> {
+    checkKey(key);
+    const compiled = compilePolicies(policy, 'policy', argumentError);
+    const units = checkCost(cost, compiled, argumentError);
+    if (this.breaker.isOpen) throw new RateLimitUnavailableError(key);
+    // State keys only: a refund or penalty leaves blocks as they are.
+    const keys = this.keysFor(key, compiled).slice(0, compiled.policies.length);
+    let reply: number[];
+    try {
+      reply = await this.store.adjust(keys, compiled, sign * units);
+    } catch (error) {
+      this.breaker.failed(error);
+      throw this.store.isOutage(error) ? new RateLimitUnavailableError(key, { cause: error }) : error;
+    }
+    return compiled.policies.map((p, i) => ({ limit: p.limit, remaining: Number(reply[2 * i]), resetMs: Number(reply[2 * i + 1]) }));
   }
 
   private withoutRedis(

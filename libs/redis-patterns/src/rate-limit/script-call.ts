@@ -1,5 +1,6 @@
 import type { BatchedScript } from '../core/scripts/batched-script';
 import type { RateLimitAlgorithm } from './rate-limit-policy';
+import { ADJUST_SCRIPT } from './scripts/adjust.script';
 import { CONSUME_SCRIPT } from './scripts/consume.script';
 import { multiFixedWindowScript } from './scripts/multi-fixed-window.script';
 import { singleFixedWindowScript } from './scripts/single-fixed-window.script';
@@ -13,6 +14,7 @@ interface CallPolicy {
   readonly code: number;
   readonly a: number;
   readonly b: number;
+  readonly blockMs: number;
 }
 
 /**
@@ -42,11 +44,13 @@ export const RATE_LIMIT_SCRIPTS: ReadonlyArray<BatchedScript<number[]>> = [
   ...new Set(Object.values(SINGLE)),
   multiFixedWindowScript,
   CONSUME_SCRIPT,
+  ADJUST_SCRIPT,
 ];
 
 /** The script call of a list of validated policies. */
 export function scriptCallFor(policies: readonly CallPolicy[]): ScriptCall {
-  if (policies.length === 1) {
+  const blocking = policies.some((p) => p.blockMs > 0);
+  if (policies.length === 1 && !blocking) {
     const [{ algorithm, a, b }] = policies;
     const log = algorithm === 'sliding-window';
     // Single-policy ARGV: cost, a, b (, nonce).
@@ -56,12 +60,16 @@ export function scriptCallFor(policies: readonly CallPolicy[]): ScriptCall {
       nonceIndex: log ? 3 : -1,
     };
   }
-  // Several policies, all-or-nothing: the generic script. ARGV: cost, nonce, then code, a, b per policy.
   const log = policies.some((p) => p.algorithm === 'sliding-window');
-  const tail = policies.flatMap((p) => [String(p.code), String(p.a), String(p.b)]);
   // Only fixed windows (per second + per day, the common pair): their own script, no clock, no closures.
-  const script = policies.every((p) => p.algorithm === 'fixed-window') ? multiFixedWindowScript : CONSUME_SCRIPT;
-  return { script, unitArgs: ['1', '', ...tail], nonceIndex: log ? 1 : -1 };
+  if (!blocking && policies.every((p) => p.algorithm === 'fixed-window')) {
+    const tail = policies.flatMap((p) => [String(p.code), String(p.a), String(p.b)]);
+    return { script: multiFixedWindowScript, unitArgs: ['1', '', ...tail], nonceIndex: log ? 1 : -1 };
+  }
+  // Several policies, or any policy with a block duration: the generic script, all-or-nothing.
+  // ARGV: cost, nonce, then code, a, b, blockMs per policy.
+  const tail = policies.flatMap((p) => [String(p.code), String(p.a), String(p.b), String(p.blockMs)]);
+  return { script: CONSUME_SCRIPT, unitArgs: ['1', '', ...tail], nonceIndex: log ? 1 : -1 };
 }
 
 /** The ARGV of one call: shared (no allocation) for the usual cost of 1 without a nonce. */

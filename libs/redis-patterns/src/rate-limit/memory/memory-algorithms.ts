@@ -95,3 +95,64 @@ const tokenBucket: Check = (entry, { a: capacity, b: rate }, cost, now) => {
 /** Checks by algorithm code (see ALGORITHM_CODES). */
 // GCRA (code 5) is decided in its token-bucket form, as in Redis (see compile-policies.ts).
 export const MEMORY_CHECKS: readonly Check[] = [fixedWindow, fixedWindow, slidingWindow, slidingWindowCounter, tokenBucket, tokenBucket];
+
+/** The state after a refund or penalty (undefined: no entry, as a missing key), and what the adjust script replies. */
+export interface MemoryAdjustment {
+  entry: MemoryEntry | undefined;
+  remaining: number;
+  reset: number;
+}
+
+type Adjust = (entry: MemoryEntry | undefined, policy: CompiledPolicy, delta: number, now: number) => MemoryAdjustment;
+
+// These mirror the *_adjust functions of scripts/*.lua.ts.
+const fixedWindowAdjust: Adjust = (entry, { a: limit, b: window }, delta, now) => {
+  const count = entry?.count ?? 0;
+  const target = Math.min(Math.max(count + delta, 0), limit);
+  if (!entry)
+    return target > 0
+      ? { entry: { count: target, expiresAt: now + window }, remaining: limit - target, reset: window }
+      : { entry, remaining: limit, reset: 0 };
+  return { entry: { ...entry, count: target }, remaining: limit - target, reset: entry.expiresAt - now };
+};
+
+const slidingWindowAdjust: Adjust = (entry, { a: limit, b: window }, delta, now) => {
+  let hits = (entry?.list ?? []).filter((t) => t > now - window);
+  if (delta < 0) hits = hits.slice(0, Math.max(hits.length + delta, 0));
+  else if (delta > 0) hits = hits.concat(new Array<number>(Math.max(Math.min(delta, limit - hits.length), 0)).fill(now));
+  if (hits.length === 0) return { entry: undefined, remaining: limit, reset: 0 };
+  const reset = Math.max(hits[hits.length - 1] + window - now, 0);
+  return { entry: { count: 0, list: hits, expiresAt: now + window }, remaining: limit - hits.length, reset };
+};
+
+const slidingWindowCounterAdjust: Adjust = (entry, { a: limit, b: window }, delta, now) => {
+  const index = Math.floor(now / window);
+  const elapsed = now - index * window;
+  const [stored, c, p] = entry?.list ?? [NaN, 0, 0];
+  const current = stored === index ? c : 0;
+  const previous = stored === index ? p : stored === index - 1 ? c : 0;
+  const weight = previous * (1 - elapsed / window);
+  const target = delta < 0 ? Math.max(current + delta, 0) : Math.max(current, Math.min(current + delta, Math.floor(limit - weight)));
+  const reset = target > 0 ? 2 * window - elapsed : previous > 0 ? window - elapsed : 0;
+  const next = entry || target > 0 ? { count: 0, list: [index, target, previous], expiresAt: now + 2 * window - elapsed } : undefined;
+  return { entry: next, remaining: limit - (weight + target), reset };
+};
+
+const tokenBucketAdjust: Adjust = (entry, { a: capacity, b: rate }, delta, now) => {
+  const perMs = rate / 1000;
+  const tokens = entry ? Math.min(capacity, entry.count + Math.max(now - (entry.at ?? now), 0) * perMs) : capacity;
+  const target = Math.min(Math.max(tokens - delta, 0), capacity);
+  if (target >= capacity) return { entry: undefined, remaining: capacity, reset: 0 };
+  const reset = (capacity - target) / perMs;
+  return { entry: { count: target, at: now, expiresAt: now + Math.max(Math.ceil(reset), 1) }, remaining: target, reset };
+};
+
+/** Refunds and penalties by algorithm code (see ALGORITHM_CODES); GCRA in its token-bucket form. */
+export const MEMORY_ADJUSTS: readonly Adjust[] = [
+  fixedWindowAdjust,
+  fixedWindowAdjust,
+  slidingWindowAdjust,
+  slidingWindowCounterAdjust,
+  tokenBucketAdjust,
+  tokenBucketAdjust,
+];

@@ -21,6 +21,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return Promise.resolve(this.limiter.consume(keys, compiled, cost, this.keyspace.now()));
   }
 
+  adjust(keys: readonly string[], compiled: CompiledPolicies, delta: number): Promise<number[]> {
+    return Promise.resolve(this.limiter.adjust(keys, compiled, delta, this.keyspace.now()));
+  }
+
   reset(keys: readonly string[]): Promise<void> {
     this.limiter.delete(keys);
     return Promise.resolve();

@@ -1,5 +1,5 @@
 import type { CompiledPolicies } from '../compile-policies';
-import { MEMORY_CHECKS, type MemoryCheck, type MemoryEntry } from './memory-algorithms';
+import { MEMORY_ADJUSTS, MEMORY_CHECKS, type MemoryCheck, type MemoryEntry } from './memory-algorithms';
 
 /** Where the in-memory limiter keeps one entry per policy key. */
 export interface RateLimitEntries {
@@ -22,9 +22,11 @@ export class MemoryRateLimiter {
   consume(keys: readonly string[], compiled: CompiledPolicies, cost: number, now = Date.now()): number[] {
     const checks: MemoryCheck[] = [];
     let allowed = true;
+    let blockKey = compiled.policies.length;
     compiled.policies.forEach((policy, i) => {
       const entry = this.entries.get(keys[i]);
-      const check = MEMORY_CHECKS[policy.code](entry && entry.expiresAt > now ? entry : undefined, policy, cost, now);
+      let check = MEMORY_CHECKS[policy.code](entry && entry.expiresAt > now ? entry : undefined, policy, cost, now);
+      if (policy.blockMs > 0) check = this.applyBlock(check, keys[blockKey++], policy.blockMs, cost, now);
       if (!check.ok) allowed = false;
       checks.push(check);
     });
@@ -35,6 +37,35 @@ export class MemoryRateLimiter {
       else out.push(Math.max(Math.floor(check.available), 0), Math.ceil(check.resetNow), Math.ceil(check.retry));
     }
     return out;
+  }
+
+  /** Same contract as the adjust script: `[per policy remaining, resetMs]`, each policy kept within 0 and its limit. */
+  adjust(keys: readonly string[], compiled: CompiledPolicies, delta: number, now = Date.now()): number[] {
+    const out: number[] = [];
+    compiled.policies.forEach((policy, i) => {
+      const entry = this.entries.get(keys[i]);
+      const {
+        entry: next,
+        remaining,
+        reset,
+      } = MEMORY_ADJUSTS[policy.code](entry && entry.expiresAt > now ? entry : undefined, policy, delta, now);
+      if (next) this.entries.set(keys[i], next, now);
+      else this.entries.delete([keys[i]]);
+      out.push(Math.max(Math.floor(remaining + 1e-9), 0), Math.ceil(reset));
+    });
+    return out;
+  }
+
+  // As the consume script: a live block denies; a denial by the policy itself (not a peek) starts one.
+  private applyBlock(check: MemoryCheck, key: string, blockMs: number, cost: number, now: number): MemoryCheck {
+    const block = this.entries.get(key);
+    let left = block && block.expiresAt > now ? block.expiresAt - now : 0;
+    if (left > 0) check = { ...check, ok: false, available: 0 };
+    else if (!check.ok && cost > 0) {
+      this.entries.set(key, { count: 1, expiresAt: now + blockMs }, now);
+      left = blockMs;
+    }
+    return left > 0 ? { ...check, retry: Math.max(check.retry, left), resetNow: Math.max(check.resetNow, left) } : check;
   }
 
   /** Forgets the state of `keys`. */

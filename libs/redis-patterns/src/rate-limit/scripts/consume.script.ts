@@ -16,10 +16,12 @@ local checks = { fixed_window, sliding_window, sliding_window_counter, token_buc
  * Decides a call against every policy of a limiter at once: one script, one round trip, all-or-nothing.
  *
  * KEYS[i]  the state key of policy i; all share the identity's hash tag, so one slot (cluster-safe)
+ * KEYS[n+k]  the block key of the k-th policy with a block duration (its TTL is what is left of the block)
  * ARGV[1]  cost (units; fractional only for token-bucket / GCRA, checked by the caller)
  * ARGV[2]  nonce, unique per call when a policy keeps a sliding log (its members), else empty
- * ARGV[3i..3i+2]  per policy: algorithm code (1 fixed, 2 sliding log, 3 sliding counter, 4 token bucket, 5 GCRA),
- *          then its two parameters (limit|capacity|burst, windowMs|refillPerSecond|refillPerSecond)
+ * ARGV[4i-1..4i+2]  per policy: algorithm code (1 fixed, 2 sliding log, 3 sliding counter, 4 token bucket, 5 GCRA),
+ *          its two parameters (limit|capacity|burst, windowMs|refillPerSecond|refillPerSecond), block duration ms
+ *          (0: none)
  * Returns  { allowed (1|0), then per policy: remaining, resetMs, retryAfterMs } as integers
  *
  * One item of a batch (see defineBatchedScript): the algorithm functions are defined once per batch.
@@ -29,25 +31,50 @@ local checks = { fixed_window, sliding_window, sliding_window_counter, token_buc
  * clock, sees the same windows (invariant 3). Phase one checks every policy without writing; phase two consumes
  * from all of them only if all allowed, so a denied call costs nothing anywhere (no partial consumption as with
  * sequential limiters).
+ *
+ * Blocks: a policy with a block duration denies while its block key lives (a PTTL, on the allowed path too: one
+ * command, no round trip), and a denial by the policy itself sets the key for the duration, in the same script, so
+ * no call between the denial and the block can be admitted. A peek (cost 0) reports a block and never starts one.
  */
 const CONSUME_LUA = `
 local cost = tonumber(ARGV[1])
 local nonce = ARGV[2]
-local count = (#ARGV - 2) / 3
+local count = (#ARGV - 2) / 4
 -- Fixed windows need no clock (their window is the key's TTL): read TIME only if another algorithm is involved.
 local now = 0
 for i = 1, count do
-  if ARGV[3 * i] ~= '1' then
+  if ARGV[4 * i - 1] ~= '1' then
     now = now_ms()
     break
   end
 end
 local results, commits = {}, {}
 local allowed = true
+local block_key = count
 for i = 1, count do
-  local j = 3 * i
+  local j = 4 * i - 1
   local ok, available, reset_now, reset_after, retry, commit =
     checks[tonumber(ARGV[j])](KEYS[i], tonumber(ARGV[j + 1]), tonumber(ARGV[j + 2]), cost, now, nonce .. ':' .. i)
+  local block = tonumber(ARGV[j + 3])
+  if block > 0 then
+    block_key = block_key + 1
+    local left = redis.call('PTTL', KEYS[block_key])
+    if left == -1 then
+      -- A block key never lives without its TTL (persisted by hand): it ends a block from now.
+      redis.call('PEXPIRE', KEYS[block_key], block)
+      left = block
+    end
+    if left > 0 then
+      ok, available = false, 0
+    elseif not ok and cost > 0 then
+      redis.call('SET', KEYS[block_key], '1', 'PX', block)
+      left = block
+    end
+    if left > 0 then
+      retry = math.max(retry, left)
+      reset_now = math.max(reset_now, left)
+    end
+  end
   if not ok then allowed = false end
   results[i] = { available, reset_now, reset_after, retry }
   commits[i] = commit

@@ -37,3 +37,29 @@ local function fixed_window(key, limit, window, cost)
   return ok, available, math.max(ttl, 0), reset_after, retry, commit
 end
 `;
+
+/**
+ * Refund (`delta` < 0) or penalty (`delta` > 0) on a fixed window, the count kept within 0 and `limit`. The window
+ * keeps its end: a refund to 0 leaves the counter at 0 rather than deleting it (the next hit would start a new
+ * window). A penalty on no counter starts the window.
+ *
+ * adjust(key, limit, windowMs, delta) → remaining, resetMs
+ */
+export const FIXED_WINDOW_ADJUST_LUA = `
+local function fixed_window_adjust(key, limit, window, delta)
+  local stored = redis.call('GET', key)
+  local count = stored and tonumber(stored) or 0
+  local target = math.min(math.max(count + delta, 0), limit)
+  if not stored then
+    if target > 0 then redis.call('SET', key, target, 'PX', window) end
+    return limit - target, target > 0 and window or 0
+  end
+  if target ~= count then redis.call('INCRBY', key, target - count) end
+  local ttl = redis.call('PTTL', key)
+  if ttl < 0 or ttl > window then
+    redis.call('PEXPIRE', key, window)
+    ttl = window
+  end
+  return limit - target, ttl
+end
+`;

@@ -54,3 +54,40 @@ local function sliding_window_counter(key, limit, window, cost, now)
   return ok, available, reset_now, 2 * window - elapsed, retry, commit
 end
 `;
+
+/**
+ * Refund or penalty on a sliding counter: the current window's count moves by `delta`, kept at 0 or more and, for
+ * a penalty, so that the estimate stays within `limit`.
+ *
+ * adjust(key, limit, windowMs, delta, now) → remaining, resetMs
+ */
+export const SLIDING_WINDOW_COUNTER_ADJUST_LUA = `
+local function sliding_window_counter_adjust(key, limit, window, delta, now)
+  local index = math.floor(now / window)
+  local elapsed = now - index * window
+  local current, previous = 0, 0
+  local state = redis.call('GET', key)
+  if state then
+    local w, c, p = string.match(state, '^(%S+) (%S+) (%S+)$')
+    local stored = tonumber(w)
+    if stored == index or stored > index then
+      current, previous = tonumber(c), tonumber(p)
+    elseif stored == index - 1 then
+      previous = tonumber(c)
+    end
+  end
+  local weight = previous * (1 - elapsed / window)
+  local target
+  if delta < 0 then
+    target = math.max(current + delta, 0)
+  else
+    target = math.max(current, math.min(current + delta, math.floor(limit - weight)))
+  end
+  if state or target > 0 then
+    redis.call('SET', key, string.format('%d %d %d', index, target, previous), 'PX', math.ceil(2 * window - elapsed))
+  end
+  local reset = 0
+  if target > 0 then reset = 2 * window - elapsed elseif previous > 0 then reset = window - elapsed end
+  return limit - (weight + target), reset
+end
+`;

@@ -46,3 +46,37 @@ local function sliding_window(key, limit, window, cost, now, nonce)
   return ok, available, reset_now, window, retry, commit
 end
 `;
+
+/**
+ * Refund or penalty on a sliding log: a refund removes the newest hits (ZPOPMAX), a penalty adds hits stamped now,
+ * the count kept within 0 and `limit`.
+ *
+ * adjust(key, limit, windowMs, delta, now, nonce) → remaining, resetMs
+ */
+export const SLIDING_WINDOW_ADJUST_LUA = `
+local function sliding_window_adjust(key, limit, window, delta, now, nonce)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+  local count = redis.call('ZCARD', key)
+  if delta < 0 then
+    local n = math.min(-delta, count)
+    if n > 0 then redis.call('ZPOPMAX', key, n) end
+    count = count - n
+  elseif delta > 0 then
+    local n = math.min(delta, limit - count)
+    local args = {}
+    for i = 1, n do
+      args[#args + 1] = now
+      args[#args + 1] = nonce .. ':' .. i
+      if #args >= 1000 then redis.call('ZADD', key, unpack(args)); args = {} end
+    end
+    if #args > 0 then redis.call('ZADD', key, unpack(args)) end
+    if n > 0 then redis.call('PEXPIRE', key, window) end
+    count = count + math.max(n, 0)
+  end
+  local reset = 0
+  if count > 0 then
+    reset = math.max(tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2]) + window - now, 0)
+  end
+  return limit - count, reset
+end
+`;

@@ -35,3 +35,32 @@ local function token_bucket(key, capacity, rate, cost, now)
   return ok, tokens, (capacity - tokens) / per_ms, reset_after, retry, commit
 end
 `;
+
+/**
+ * Refund (tokens back) or penalty (tokens taken) on a token bucket, kept within 0 and `capacity`; a full bucket is
+ * a missing key, as after a decision.
+ *
+ * adjust(key, capacity, refillPerSecond, delta, now) → remaining, resetMs
+ */
+export const TOKEN_BUCKET_ADJUST_LUA = `
+local function token_bucket_adjust(key, capacity, rate, delta, now)
+  local per_ms = rate / 1000
+  local tokens = capacity
+  local state = redis.call('GET', key)
+  if state then
+    local left, last = string.match(state, '^(%S+) (%S+)$')
+    left, last = tonumber(left), tonumber(last)
+    -- Counted on a clock ahead of this server's: counted from now, as in token_bucket.
+    if last > now then last = now end
+    tokens = math.min(capacity, left + (now - last) * per_ms)
+  end
+  local target = math.min(math.max(tokens - delta, 0), capacity)
+  if target >= capacity then
+    if state then redis.call('DEL', key) end
+    return capacity, 0
+  end
+  local reset = (capacity - target) / per_ms
+  redis.call('SET', key, count_text(target) .. ' ' .. now_ms_text(), 'PX', math.max(math.ceil(reset), 1))
+  return target, reset
+end
+`;
