@@ -9,6 +9,10 @@ import { invalidateTags } from './engine/tag-invalidation';
 import { NEAR_MISS } from './near/near-cache';
 import type { NearCacheStats } from './near/l1-store';
 
+/** Keys per SCAN call and deletions in flight of {@link CacheService.clear}. */
+const CLEAR_SCAN_COUNT = 500;
+const CLEAR_CONCURRENCY = 100;
+
 /** Entry keys remembered by CacheService (bounded: cleared when full). */
 const MAX_REMEMBERED_KEYS = 10_000;
 
@@ -116,6 +120,52 @@ export class CacheService {
     if (value === undefined) throw new InvalidArgumentError('value', 'undefined is not cached (use del to remove a key)');
     const policy = buildPolicy(options, this.runtime.defaults);
     return this.engine.write(entry, value, policy, { strict: true });
+  }
+
+  /**
+   * Stores several values, each with its own options (TTL in seconds, tags), concurrently: their writes share round
+   * trips (one pipeline per node). Resolves with whether each was written, in order; throws as {@link CacheService.set}
+   * for an invalid key, value or option, before anything is written.
+   */
+  async setMany(entries: ReadonlyArray<{ key: string; value: unknown; options?: EntryOptions }>): Promise<boolean[]> {
+    if (!Array.isArray(entries)) throw new InvalidArgumentError('entries', 'expected an array of { key, value, options? }');
+    const writes = entries.map(({ key, value, options }, i) => {
+      if (value === undefined) throw new InvalidArgumentError(`entries[${i}].value`, 'undefined is not cached (use del to remove a key)');
+      return { entry: this.keys.entry(checkKey(key, `entries[${i}].key`)), value, policy: buildPolicy(options, this.runtime.defaults) };
+    });
+    return Promise.all(writes.map(({ entry, value, policy }) => this.engine.write(entry, value, policy, { strict: true })));
+  }
+
+  /** {@link CacheService.del} for an array of keys. */
+  delMany(keys: readonly string[]): Promise<number> {
+    if (!Array.isArray(keys)) return Promise.reject(new InvalidArgumentError('keys', 'expected an array of keys'));
+    return this.del(...keys);
+  }
+
+  /**
+   * Deletes every entry whose key starts with `namespace` (e.g. `'users:'`), on every master of a cluster: SCAN with
+   * MATCH, then the entries deleted as by {@link CacheService.del} (a fill loading meanwhile does not write back), at
+   * most `SCAN COUNT` 500 keys per call and 100 deletions in flight. Entries written while it runs may survive.
+   * Resolves with the number deleted. Unlike reads and writes it does not fail open: it rejects when Redis cannot
+   * answer, so a caller knows the namespace may not be clear.
+   *
+   * @throws InvalidArgumentError for an empty namespace (it would clear the whole cache: use a prefix) or one longer
+   *   than 100 characters.
+   */
+  async clear(namespace: string): Promise<number> {
+    if (typeof namespace !== 'string' || namespace.length === 0 || namespace.length > 100) {
+      throw new InvalidArgumentError('namespace', 'expected a key prefix of 1 to 100 characters');
+    }
+    const { store } = this.engine;
+    const lockTtlMs = this.runtime.settings.lockTtlMs;
+    let deleted = 0;
+    for await (const page of store.entriesUnder(this.keys.entriesStartingWith(namespace), CLEAR_SCAN_COUNT)) {
+      for (let i = 0; i < page.length; i += CLEAR_CONCURRENCY) {
+        const results = await Promise.all(page.slice(i, i + CLEAR_CONCURRENCY).map((entry) => store.del(entry, lockTtlMs)));
+        deleted += results.filter(Boolean).length;
+      }
+    }
+    return deleted;
   }
 
   /** Deletes keys (one DEL per key, so keys in any slot are fine); resolves with how many existed. */

@@ -1,4 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
+import { Cluster } from 'ioredis';
 import type { RedisExecutor } from '../core/scripts/redis-executor';
 import type { CacheKeys } from './engine/cache-keys';
 import { InvalidationListener, type InvalidationSink } from './near/invalidation-listener';
@@ -57,6 +58,11 @@ export interface CacheStore {
   invalidateEntry(entry: string, tag: string, epoch: number, ttlMs: number): Promise<boolean>;
   /** Deletes an entry so that a fill loading when it was called does not write back what it loaded. */
   del(entry: string, lockTtlMs: number): Promise<boolean>;
+  /**
+   * The entry keys that start with `prefix`, a page at a time (SCAN with MATCH on every master, `count` per call;
+   * fill locks and tombstones left out). A key written during the scan may or may not be listed.
+   */
+  entriesUnder(prefix: string, count: number): AsyncIterable<string[]>;
   /** Reports every change of an entry, by any client, to `sink` (the near cache's coherence). */
   watchChanges(sink: InvalidationSink): ChangeWatch;
   /** Calls `listener` each time the store's connection is ready again; returns what removes it. */
@@ -150,6 +156,20 @@ export class RedisCacheStore implements CacheStore {
     );
   }
 
+  async *entriesUnder(prefix: string, count: number): AsyncIterable<string[]> {
+    const client = this.redis.client;
+    const match = `${prefix.replace(/[*?[\]\\]/g, (char) => `\\${char}`)}*`;
+    for (const node of client instanceof Cluster ? client.nodes('master') : [client]) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await node.scan(cursor, 'MATCH', match, 'COUNT', count);
+        cursor = next;
+        const entries = keys.filter(isEntryKey);
+        if (entries.length > 0) yield entries;
+      } while (cursor !== '0');
+    }
+  }
+
   /** Server-assisted client-side caching over the entries' prefix: see InvalidationListener. */
   watchChanges(sink: InvalidationSink): ChangeWatch {
     const { connectionName, logger } = this.watcher;
@@ -174,4 +194,9 @@ export class RedisCacheStore implements CacheStore {
 
 function isOne(reply: number): boolean {
   return reply === 1;
+}
+
+/** Entry keys end with their hash tag's `}`; an entry's lock and tombstones end with a suffix after it. */
+export function isEntryKey(key: string): boolean {
+  return key.charCodeAt(key.length - 1) === 125; /* '}' */
 }

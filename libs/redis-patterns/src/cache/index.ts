@@ -15,3 +15,4 @@ export type { NearCacheOptions } from './near/near-cache.options';
 export type { NearCacheStats } from './near/l1-store';
 export { CacheSerializationError } from './cache-serialization.error';
 export { CacheValueTooLargeError } from './cache-value-too-large.error';
+export { RedisPatternsKeyvStore } from './adapters/keyv-store';

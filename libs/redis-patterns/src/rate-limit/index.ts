@@ -22,3 +22,5 @@ export { clientAddress } from './client-address';
 export { RateLimitExceededError } from './rate-limit-exceeded.error';
 export { RateLimitUnavailableError } from './rate-limit-unavailable.error';
 export { RateLimitIdentityError } from './rate-limit-identity.error';
+export { RedisPatternsThrottlerStorage } from './adapters/throttler-storage';
+export type { RedisPatternsThrottlerStorageOptions, ThrottlerStorageRecord } from './adapters/throttler-storage';

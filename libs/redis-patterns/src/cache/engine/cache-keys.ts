@@ -1,3 +1,8 @@
+import { escapeKeyPart, MAX_KEY_PART_LENGTH } from '../../core/keys/escape-key-part';
+import { InvalidArgumentError } from '../../errors/invalid-argument.error';
+
+// A long key keeps its first MAX_KEY_PART_LENGTH - 24 escaped characters verbatim: a namespace must fit in them.
+const MAX_ESCAPED_NAMESPACE = MAX_KEY_PART_LENGTH - 30;
 import type { KeyBuilder } from '../../core/keys/key-builder';
 
 /**
@@ -23,6 +28,19 @@ export class CacheKeys {
   /** The entry key of a user key (one part) or of a decorator's default key (class.method, encoded arguments). */
   entry(...parts: string[]): string {
     return this.keys.slotGroup('cache', ...parts);
+  }
+
+  /**
+   * What the entry keys of every user key starting with `namespace` start with: escaping works character by
+   * character, so an escaped prefix is a prefix of the escaped key (keys past 176 escaped characters keep a readable
+   * head, see escapeKeyPart: a namespace is at most 100 characters).
+   */
+  entriesStartingWith(namespace: string): string {
+    const escaped = escapeKeyPart(namespace, Number.MAX_SAFE_INTEGER);
+    if (escaped.length > MAX_ESCAPED_NAMESPACE) {
+      throw new InvalidArgumentError('namespace', `expected a prefix of at most ${MAX_ESCAPED_NAMESPACE} characters once escaped`);
+    }
+    return `${this.keys.key('cache')}:{${escaped}`;
   }
 
   lock(entry: string): string {

@@ -1,5 +1,5 @@
 import type { MemoryKeyspace } from '../../core/memory/memory-keyspace';
-import type { CacheStore, ChangeWatch, FillLockReply, TakenTag } from '../cache.store';
+import { type CacheStore, type ChangeWatch, type FillLockReply, isEntryKey, type TakenTag } from '../cache.store';
 import type { CacheKeys } from '../engine/cache-keys';
 import type { InvalidationSink } from '../near/invalidation-listener';
 
@@ -157,6 +157,11 @@ export class MemoryCacheStore implements CacheStore {
       this.keyspace.set(this.keys.lock(entry), DEL_MARKER, lockTtlMs);
       return this.keyspace.delete(entry) === 1;
     });
+  }
+
+  async *entriesUnder(prefix: string, count: number): AsyncIterable<string[]> {
+    const entries = this.keyspace.keys(prefix).filter(isEntryKey);
+    for (let i = 0; i < entries.length; i += count) yield entries.slice(i, i + count);
   }
 
   /** Live at once: no connection to wait for, and no writer but this store to hear of. */

@@ -1,0 +1,78 @@
+import { InvalidArgumentError } from '../../errors/invalid-argument.error';
+import { compilePolicies, type PolicyErrorFactory } from '../compile-policies';
+import type { WindowPolicy } from '../rate-limit-policy';
+import type { RateLimiterService } from '../rate-limiter.service';
+
+/** What `@nestjs/throttler`'s `ThrottlerStorage.increment` resolves to (declared here: the package is not a dependency). */
+export interface ThrottlerStorageRecord {
+  totalHits: number;
+  timeToExpire: number;
+  isBlocked: boolean;
+  timeToBlockExpire: number;
+}
+
+/** Options of {@link RedisPatternsThrottlerStorage}. */
+export interface RedisPatternsThrottlerStorageOptions {
+  /**
+   * How a named throttler's `limit` per `ttl` is counted (default `fixed-window`, as `@nest-lab/throttler-storage-redis`
+   * counts it; `sliding-window` counts exactly over any `ttl`, like the throttler's in-memory storage).
+   */
+  algorithm?: WindowPolicy['algorithm'];
+}
+
+const NO_OUTAGE_OVERRIDE = Object.freeze({});
+const ALGORITHMS: ReadonlyArray<WindowPolicy['algorithm']> = ['fixed-window', 'sliding-window', 'sliding-window-counter'];
+const argumentError: PolicyErrorFactory = (field, expected, received) =>
+  new InvalidArgumentError(field, `expected ${expected}, received ${received}`);
+
+/**
+ * A `ThrottlerStorage` for `@nestjs/throttler` backed by this module's rate limiter: pass it as the throttler
+ * module's `storage` and `ThrottlerGuard`, `@Throttle()` and `@SkipThrottle()` keep working, with this module's
+ * scripts and connections — one round trip per named throttler (concurrent ones share an `EVALSHA`), time from
+ * Redis, keys in one cluster slot per throttler key, every key with a TTL, a command timeout and the module's outage
+ * policy (`rateLimit.failOpen`: allowed when Redis cannot answer; fail closed: 503). `blockDuration` is the
+ * policy's `blockDurationMs`, set in the same script as the denial.
+ *
+ * @example
+ * ThrottlerModule.forRootAsync({
+ *   inject: [RateLimiterService],
+ *   useFactory: (limiter: RateLimiterService) => ({
+ *     throttlers: [{ ttl: 60_000, limit: 100 }],
+ *     storage: new RedisPatternsThrottlerStorage(limiter),
+ *   }),
+ * })
+ */
+export class RedisPatternsThrottlerStorage {
+  private readonly algorithm: WindowPolicy['algorithm'];
+
+  constructor(
+    private readonly limiter: RateLimiterService,
+    options: RedisPatternsThrottlerStorageOptions = {},
+  ) {
+    const algorithm = options.algorithm ?? 'fixed-window';
+    if (!ALGORITHMS.includes(algorithm)) {
+      throw new InvalidArgumentError('options.algorithm', `expected one of ${ALGORITHMS.join(', ')}, received ${String(algorithm)}`);
+    }
+    this.algorithm = algorithm;
+  }
+
+  /**
+   * Counts one hit of `key` for the named throttler: `limit` per `ttl` ms, blocked for `blockDuration` ms after a
+   * denial (the throttler passes its `ttl` when no block duration is configured). A denied hit is not counted.
+   */
+  async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): Promise<ThrottlerStorageRecord> {
+    // A policy object per call: compiled once per distinct (limit, ttl, block) and cached (compile-policies.ts).
+    const policy: WindowPolicy = {
+      algorithm: this.algorithm,
+      limit,
+      windowMs: Math.ceil(ttl),
+      blockDurationMs: blockDuration > 0 ? Math.ceil(blockDuration) : undefined,
+    };
+    const compiled = compilePolicies(policy, 'throttler', argumentError);
+    const name = `throttler:${throttlerName}`;
+    const decision = await this.limiter.decide(`${name}:${key}`, compiled, 1, NO_OUTAGE_OVERRIDE, name);
+    const timeToExpire = Math.ceil(decision.resetMs / 1000);
+    if (decision.allowed) return { totalHits: limit - decision.remaining, timeToExpire, isBlocked: false, timeToBlockExpire: 0 };
+    return { totalHits: limit + 1, timeToExpire, isBlocked: true, timeToBlockExpire: Math.max(Math.ceil(decision.retryAfterMs / 1000), 1) };
+  }
+}
