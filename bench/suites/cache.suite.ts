@@ -2,11 +2,11 @@ import KeyvRedis from '@keyv/redis';
 import { createClient } from '@redis/client';
 import { createCache, type Cache } from 'cache-manager';
 import Redis from 'ioredis';
-import { Keyv } from 'keyv';
+import { Keyv, type KeyvStoreAdapter } from 'keyv';
 import type { BenchGroup, Contender } from '../lib/contender';
 import { libraryContender, unavailableContender } from '../lib/contenders';
 import { createOurContextWithMetricsSdk } from '../lib/metrics-sdk';
-import { createOurContext, missingExports, resolveService } from '../lib/our-library';
+import { createOurContext, libraryExport, missingExports, resolveService } from '../lib/our-library';
 import { CACHE_TTL_S, CACHED_VALUE } from './payload';
 import type { SuiteContext } from './suite-context';
 
@@ -145,6 +145,30 @@ function cacheManagerContenders(ctx: SuiteContext): Contender[] {
   ];
 }
 
+/** cache-manager 7 + Keyv on our store: the one-line migration route, against the @keyv/redis store it replaces. */
+function keyvStoreContender(ctx: SuiteContext): Contender {
+  const missing = missingExports('CacheService', 'RedisPatternsKeyvStore');
+  if (missing) return unavailableContender('ours-keyv-get', 'cache-manager 7 + RedisPatternsKeyvStore get', missing);
+  let cache: Cache;
+  let close: (() => Promise<void>) | undefined;
+  return libraryContender({
+    id: 'ours-keyv-get',
+    label: 'cache-manager 7 + RedisPatternsKeyvStore get',
+    concurrency: CONCURRENCY,
+    setup: async () => {
+      const app = await createOurContext(ctx.redis.url, 'bench-keyv');
+      const Store = libraryExport<new (service: unknown) => KeyvStoreAdapter>('RedisPatternsKeyvStore')!;
+      const store = new Store(resolveService(app, 'CacheService'));
+      // Keyv's own serializer off: the cache's codec stores the value, as the migration guide sets it up.
+      cache = createCache({ stores: [new Keyv({ store, namespace: 'bench-cm', serialize: undefined, deserialize: undefined })] });
+      for (const key of KEYS) await cache.set(key, CACHED_VALUE, CACHE_TTL_S * 1000);
+      close = () => app.close();
+    },
+    teardown: async () => close?.(),
+    op: async (w) => expectHit(await cache.get(keyOf(w))),
+  });
+}
+
 function ioredisContender(ctx: SuiteContext, autoPipelining: boolean): Contender {
   let client: Redis;
   const key = (w: number) => `raw:${keyOf(w)}`;
@@ -194,6 +218,7 @@ export function cacheGroup(ctx: SuiteContext): BenchGroup {
       metricsSdkContender(ctx),
       nearContender(ctx),
       ...cacheManagerContenders(ctx),
+      keyvStoreContender(ctx),
       ioredisContender(ctx, false),
       ioredisContender(ctx, true),
       nodeRedisContender(ctx),
@@ -201,6 +226,12 @@ export function cacheGroup(ctx: SuiteContext): BenchGroup {
     ratios: [
       { label: 'CacheService.get / cache-manager get', numerator: 'ours-get', denominator: 'cm-get', target: 1.0 },
       { label: 'CacheService.wrap / cache-manager wrap', numerator: 'ours-wrap', denominator: 'cm-wrap', target: 1.0 },
+      {
+        label: 'cache-manager on RedisPatternsKeyvStore / on @keyv/redis',
+        numerator: 'ours-keyv-get',
+        denominator: 'cm-get',
+        target: 1.0,
+      },
       { label: 'CacheService.get / ioredis GET (auto-pipelining)', numerator: 'ours-get', denominator: 'ioredis-ap' },
       { label: 'near cache L1 hit / CacheService.get (Redis hit)', numerator: 'ours-near-get', denominator: 'ours-get', target: 10 },
       { label: 'CacheService.get / node-redis GET', numerator: 'ours-get', denominator: 'node-redis' },

@@ -4,7 +4,7 @@ import { RateLimiterRedis } from 'rate-limiter-flexible';
 import type { BenchGroup, Contender, RatioSpec } from '../lib/contender';
 import { libraryContender, unavailableContender } from '../lib/contenders';
 import { createOurContextWithMetricsSdk } from '../lib/metrics-sdk';
-import { createOurContext, missingExports, resolveService } from '../lib/our-library';
+import { createOurContext, libraryExport, missingExports, resolveService } from '../lib/our-library';
 import type { SuiteContext } from './suite-context';
 
 /** The part of RateLimiterService the benchmark calls. */
@@ -100,6 +100,36 @@ function ourContenders(ctx: SuiteContext): Contender[] {
   });
 }
 
+/** What ThrottlerGuard calls once per named throttler, answered by our storage adapter. */
+interface ThrottlerStorageLike {
+  increment(key: string, ttl: number, limit: number, blockDuration: number, name: string): Promise<{ isBlocked: boolean }>;
+}
+
+/** RedisPatternsThrottlerStorage.increment(), the one-line migration route, against the storage it replaces. */
+function throttlerStorageContender(ctx: SuiteContext): Contender {
+  const missing = missingExports('RateLimiterService', 'RedisPatternsThrottlerStorage');
+  if (missing) return unavailableContender('ours-throttler-storage', 'RedisPatternsThrottlerStorage.increment()', missing);
+  const shared = sharedOurLimiter(ctx, 'bench-rl');
+  const nextKey = clientKeys('thr:');
+  let storage: ThrottlerStorageLike;
+  return libraryContender({
+    id: 'ours-throttler-storage',
+    label: 'RedisPatternsThrottlerStorage.increment() (our storage under ThrottlerGuard)',
+    concurrency: RL_CONCURRENCY,
+    setup: async () => {
+      await shared.setup();
+      const Storage = libraryExport<new (limiter: RateLimiterLike) => ThrottlerStorageLike>('RedisPatternsThrottlerStorage')!;
+      storage = new Storage(shared.limiter);
+    },
+    teardown: shared.teardown,
+    op: async () => {
+      // As the guard calls it: the throttler's block duration defaults to its ttl.
+      const record = await storage.increment(nextKey(), WINDOW_MS, LIMIT, WINDOW_MS, 'default');
+      if (record.isBlocked) throw new Error('blocked during the allowed-path benchmark');
+    },
+  });
+}
+
 function peerContenders(ctx: SuiteContext): Contender[] {
   const clients: Redis[] = [];
   const client = () => {
@@ -167,6 +197,12 @@ export function rateLimitGroup(ctx: SuiteContext): BenchGroup {
   ]);
   ratios.push({ label: 'fixed-window / hand-written EVALSHA', numerator: 'ours-fixed-window', denominator: 'raw' });
   ratios.push({
+    label: 'RedisPatternsThrottlerStorage / @nest-lab/throttler-storage-redis',
+    numerator: 'ours-throttler-storage',
+    denominator: 'throttler',
+    target: 1.0,
+  });
+  ratios.push({
     label: 'fixed-window with the OpenTelemetry SDK / without',
     numerator: 'ours-fixed-window-otel',
     denominator: 'ours-fixed-window',
@@ -178,7 +214,7 @@ export function rateLimitGroup(ctx: SuiteContext): BenchGroup {
     unit: 'one allowed decision',
     load: `${RL_CONCURRENCY} concurrent callers over ${KEY_SPACE.toLocaleString('en-US')} client keys, limit ${LIMIT} per ${WINDOW_MS / 1000} s, closed loop`,
     probe: true,
-    contenders: [...ourContenders(ctx), metricsSdkContender(ctx), ...peerContenders(ctx)],
+    contenders: [...ourContenders(ctx), metricsSdkContender(ctx), throttlerStorageContender(ctx), ...peerContenders(ctx)],
     ratios,
   };
 }
