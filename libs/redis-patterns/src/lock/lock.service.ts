@@ -14,6 +14,7 @@ import { Lock, type LockContext } from './lock';
 import { checkMs, checkResource, type LockKeys, lockKeys } from './lock-keys';
 import { LOCK_SETTINGS, type LockSettings } from './lock.options';
 import { LockMetrics } from './lock.metrics';
+import { LockTracing } from './lock.tracing';
 import { LOCK_STORE, type LockStore } from './lock.store';
 import { TokenSource } from './token-source';
 import { withDeadline } from '../core/time/with-deadline';
@@ -60,6 +61,7 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly context: LockContext;
   private closing = false;
   private readonly metrics = new LockMetrics();
+  private readonly tracing = new LockTracing();
   /** When each held lock was acquired (`performance.now()`), for the hold-duration metric. */
   private readonly acquiredAt = new WeakMap<Lock, number>();
 
@@ -151,24 +153,32 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
     return this.runHeld(lock, work);
   }
 
-  /** @internal Runs work under an already acquired lock, with auto-extension, then releases it. */
-  runHeld<T>(lock: Lock, work: LockedWork<T>): Promise<T> {
+  /**
+   * @internal Runs work under an already acquired lock, with auto-extension, then releases it; inside a trace, in a
+   * hold span (`method`: the `Class.method` of a `@WithLock` method).
+   */
+  runHeld<T>(lock: Lock, work: LockedWork<T>, method?: string): Promise<T> {
     const controller = new AbortController();
+    const span = this.tracing.live ? this.tracing.startHold(method) : undefined;
     const intervalMs = Math.max(1, Math.floor(lock.ttlMs * this.options.autoExtendRatio));
     const lost = (reason: LockLostError): void => {
-      if (!controller.signal.aborted) this.metrics.lost();
+      if (!controller.signal.aborted) {
+        this.metrics.lost();
+        if (span) this.tracing.lost(span, reason);
+      }
       controller.abort(reason);
     };
     const extender = new AutoExtender(lock, lock.ttlMs, intervalMs, lost, this.logger);
-    extender.start();
-    const run = (async () => {
+    const held = async (): Promise<T> => {
+      extender.start();
       try {
         return await heldContext.run({ lock, signal: controller.signal }, () => work(controller.signal, lock));
       } finally {
         extender.stop();
         await this.releaseQuietly(lock);
       }
-    })();
+    };
+    const run = span ? this.tracing.run(span, held) : held();
     const entry = { lock, abort: (reason: LockLostError) => controller.abort(reason) };
     this.running.set(run, entry);
     void run.then(

@@ -27,6 +27,7 @@ export class WithLockAdvisor implements MethodAdvisor<WithLockOptions> {
       (options.onContention === undefined ? 'throw' : checkOneOf(options.onContention, `${path}.onContention`, ['throw', 'skip'])) ===
       'skip';
     const resourceOf = typeof resource === 'function' ? resource : () => resource;
+    const methodName = `${method.className}.${method.methodName}`;
 
     return async (invocation, proceed) => {
       const name = checkResource(resourceOf(...invocation.args), 'resource');
@@ -38,7 +39,7 @@ export class WithLockAdvisor implements MethodAdvisor<WithLockOptions> {
         if (skip && error instanceof LockNotAcquiredError && error.reason === 'contention') return undefined;
         throw error;
       }
-      return this.locks.runHeld(lock, () => proceed());
+      return this.locks.runHeld(lock, () => proceed(), methodName);
     };
   }
 }

@@ -1,8 +1,11 @@
+import type { TraceCarrier } from '../core/telemetry/trace-context';
 import type { StreamsStore } from './streams.store';
+import { appendTraceFields } from './trace-envelope';
 
 /**
  * Fields of a dead-letter entry. The original fields are kept as one JSON field so they can never collide with
- * ours, and so `StreamsService.replayDeadLetters` can re-add them unchanged.
+ * ours, and so `StreamsService.replayDeadLetters` can re-add them unchanged (their trace context included). A
+ * traced consumer also writes `traceparent` / `tracestate`: the context of the span that gave the entry up.
  */
 export const DEAD_LETTER_FIELDS = {
   /** JSON object of the original entry's fields. */
@@ -30,6 +33,8 @@ export interface DeadLetter {
   readonly fields: Record<string, string>;
   readonly deliveries: number;
   readonly error: string;
+  /** The trace context of the span that gave up on the entry (written as `traceparent` / `tracestate`). */
+  readonly trace?: TraceCarrier;
 }
 
 const MAX_ERROR_LENGTH = 2000;
@@ -64,5 +69,6 @@ export async function deadLetter(
     F.deadLetteredAt,
     String(Date.now()),
   ];
+  appendTraceFields(fields, {}, letter.trace);
   await store.deadLetter({ key: keys.source, group: letter.group, id: letter.sourceId }, keys.deadLetter, fields, maxLen);
 }

@@ -1,3 +1,6 @@
+import type { TraceCarrier } from '../core/telemetry/trace-context';
+import type { QueuedHandler } from './messaging.tracing';
+
 /** Receives one message: the decoded payload and the user-facing channel it was published on. */
 export type MessageHandler<T = unknown> = (message: T, channel: string) => unknown;
 
@@ -15,7 +18,7 @@ const YIELD_AFTER_MS = 5;
  * dropped and counted (pub/sub is at-most-once anyway; unbounded growth would take the process down instead).
  */
 export class HandlerQueue {
-  private readonly items: Array<[unknown, string]> = [];
+  private readonly items: Array<[unknown, string, TraceCarrier | undefined]> = [];
   private head = 0;
   private running = false;
   private idleWaiters: Array<() => void> = [];
@@ -23,20 +26,20 @@ export class HandlerQueue {
   dropped = 0;
 
   constructor(
-    private readonly handler: MessageHandler,
+    private readonly handler: QueuedHandler,
     private readonly capacity: number,
     private readonly onError: (error: unknown, channel: string) => void,
     private readonly onDrop: (channel: string, dropped: number) => void,
   ) {}
 
-  /** Queues a message; returns false (and counts it) when the buffer is full. */
-  push(message: unknown, channel: string): boolean {
+  /** Queues a message (with the trace context it carried); returns false (and counts it) when the buffer is full. */
+  push(message: unknown, channel: string, carrier?: TraceCarrier): boolean {
     if (this.items.length - this.head >= this.capacity) {
       this.dropped++;
       this.onDrop(channel, this.dropped);
       return false;
     }
-    this.items.push([message, channel]);
+    this.items.push([message, channel, carrier]);
     if (!this.running) void this.drain();
     return true;
   }
@@ -62,14 +65,14 @@ export class HandlerQueue {
     this.running = true;
     let sliceStart = performance.now();
     while (this.head < this.items.length) {
-      const [message, channel] = this.items[this.head];
+      const [message, channel, carrier] = this.items[this.head];
       this.items[this.head++] = undefined as never;
       if (this.head > 1024 && this.head * 2 > this.items.length) {
         this.items.splice(0, this.head);
         this.head = 0;
       }
       try {
-        await this.handler(message, channel);
+        await this.handler(message, channel, carrier);
       } catch (error) {
         this.onError(error, channel);
       }

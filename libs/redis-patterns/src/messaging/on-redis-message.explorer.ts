@@ -26,7 +26,7 @@ export class OnRedisMessageExplorer implements OnApplicationBootstrap {
     const subscriptions: Array<Promise<unknown>> = [];
     for (const { instance, method } of found) {
       for (const channel of Reflect.getOwnMetadata(ON_REDIS_MESSAGE, method) as string[]) {
-        const subscribing = this.pubsub.subscribe(channel, (message, from) => method.call(instance, message, from));
+        const subscribing = this.pubsub.subscribeDeclared(channel, (message, from) => method.call(instance, message, from));
         // A rejection after the deadline must not become an unhandled rejection.
         subscribing.catch(() => undefined);
         subscriptions.push(subscribing);

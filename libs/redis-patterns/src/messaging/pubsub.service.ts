@@ -9,6 +9,9 @@ import { HandlerQueue, type MessageHandler } from './handler-queue';
 import { PUBSUB_SETTINGS, type PubSubSettings } from './pubsub.options';
 import { PUBSUB_STORE, type PubSubStore } from './pubsub.store';
 import { parseJsonSafely } from '../core/serialization/parse-json-safely';
+import type { TraceCarrier } from '../core/telemetry/trace-context';
+import { PubSubTracing } from './messaging.tracing';
+import { mayCarryTraceContext, unwrapTraceContext, wrapWithTraceContext } from './trace-envelope';
 
 /** A live subscription; `unsubscribe()` removes this handler only (other handlers of the channel keep theirs). */
 export interface Subscription {
@@ -34,6 +37,9 @@ export class PubSubService implements BeforeApplicationShutdown {
   private readonly names: ChannelNames;
   private readonly logger: LoggerService;
   private readonly metrics: PubSubMetrics;
+  private readonly tracing = new PubSubTracing();
+  /** Whether `publish` carries trace context: `pubsub.propagateTraceContext` with tracing live. */
+  private readonly propagate: boolean;
   private readonly registrations = new Map<string, Registration>();
   /** Per raw name, the tail of the SUBSCRIBE/UNSUBSCRIBE chain: commands for one name never overtake each other. */
   private readonly pendingOps = new Map<string, Promise<void>>();
@@ -47,6 +53,7 @@ export class PubSubService implements BeforeApplicationShutdown {
   ) {
     this.names = new ChannelNames(keys);
     this.metrics = new PubSubMetrics();
+    this.propagate = settings.propagateTraceContext && this.tracing.live;
     this.logger = options.logger ?? new Logger('PubSubService');
     store.listen({
       message: (subscription, channel, message) => this.dispatch(subscription, channel, message),
@@ -58,7 +65,9 @@ export class PubSubService implements BeforeApplicationShutdown {
   /**
    * Publishes `message` (JSON-encoded) on `channel`; resolves to the number of subscribed connections that
    * received it (in a cluster: those connected to the node that took the PUBLISH). Messages published by one
-   * application instance arrive in the order they were published, on a cluster too.
+   * application instance arrive in the order they were published, on a cluster too. Inside a traced span (an
+   * OpenTelemetry SDK registered), the message carries its trace context unless `pubsub.propagateTraceContext` is
+   * false; subscribers of this library receive the message alone.
    */
   async publish(channel: string, message: unknown): Promise<number> {
     checkChannelName(channel, 'channel');
@@ -67,7 +76,9 @@ export class PubSubService implements BeforeApplicationShutdown {
     const payload = JSON.stringify(message);
     if (payload === undefined)
       throw new InvalidArgumentError('message', 'expected a JSON-serialisable value (got undefined or a function)');
-    const receivers = await this.store.publish(this.names.channel(channel), payload);
+    const carrier = this.propagate ? this.tracing.inject() : undefined;
+    const wire = carrier === undefined ? payload : wrapWithTraceContext(payload, carrier);
+    const receivers = await this.store.publish(this.names.channel(channel), wire);
     this.metrics.published();
     return receivers;
   }
@@ -76,14 +87,23 @@ export class PubSubService implements BeforeApplicationShutdown {
    * Calls `handler(message, channel)` for every message on `channelOrPattern` (a name with `*`, `?` or `[` is a
    * pattern). Resolves once Redis has confirmed the subscription, so a message published afterwards is delivered.
    */
-  async subscribe<T = unknown>(channelOrPattern: string, handler: MessageHandler<T>): Promise<Subscription> {
+  subscribe<T = unknown>(channelOrPattern: string, handler: MessageHandler<T>): Promise<Subscription> {
+    return this.register(channelOrPattern, handler as MessageHandler, false);
+  }
+
+  /** @internal `subscribe` for a channel or pattern fixed in code (`@OnRedisMessage`): its spans are named after it. */
+  subscribeDeclared(channelOrPattern: string, handler: MessageHandler): Promise<Subscription> {
+    return this.register(channelOrPattern, handler, true);
+  }
+
+  private async register(channelOrPattern: string, handler: MessageHandler, declared: boolean): Promise<Subscription> {
     checkChannelName(channelOrPattern, 'channelOrPattern');
     if (typeof handler !== 'function') throw new InvalidArgumentError('handler', 'expected a function');
     if (this.closed) throw new InvalidArgumentError('channelOrPattern', 'the application is shutting down: no new subscription');
     const isPattern = isChannelPattern(channelOrPattern);
     const raw = isPattern ? this.names.pattern(channelOrPattern) : this.names.channel(channelOrPattern);
     const queue = new HandlerQueue(
-      handler as MessageHandler,
+      this.tracing.handlerFor(handler, declared ? { name: channelOrPattern, isPattern } : undefined),
       this.settings.maxQueuedMessages,
       (error, channel) => {
         this.metrics.handlerFailed();
@@ -156,9 +176,13 @@ export class PubSubService implements BeforeApplicationShutdown {
     const registration = this.registrations.get(raw);
     if (!registration || registration.handlers.size === 0) return;
     this.metrics.received();
-    const payload = decode(message);
+    let text = message;
+    let carrier: TraceCarrier | undefined;
+    // Stripped whatever the tracing setup: a handler receives the same message with or without an SDK.
+    if (mayCarryTraceContext(message)) ({ payload: text, carrier } = unwrapTraceContext(message));
+    const payload = decode(text);
     const name = this.names.display(channel);
-    for (const queue of registration.handlers) queue.push(payload, name);
+    for (const queue of registration.handlers) queue.push(payload, name, carrier);
   }
 }
 

@@ -1,4 +1,8 @@
 import type { StreamConsumerMetrics } from './messaging.metrics';
+import { recordFailure, type TraceSpan } from '../core/telemetry/tracing';
+import type { TraceCarrier } from '../core/telemetry/trace-context';
+import { outcome, type StreamConsumerTracing } from './messaging.tracing';
+import { withoutTraceFields } from './trace-envelope';
 import type { LoggerService } from '@nestjs/common';
 import { deadLetter } from './dead-letter';
 import type { ResolvedConsumerSettings, StreamHandler } from './stream-consume-options';
@@ -30,6 +34,7 @@ export interface BatchContext {
   readonly handler: StreamHandler;
   readonly stats: StreamConsumerStats;
   readonly metrics: StreamConsumerMetrics;
+  readonly tracing: StreamConsumerTracing;
   readonly logger: LoggerService;
   /** Tracks a background write (an XACK) so `stop()` can wait for it. */
   track(write: Promise<unknown>): void;
@@ -50,7 +55,7 @@ export async function processBatch(
   const { settings, stats } = ctx;
   const acks: string[] = [];
   const letters: Array<Promise<void>> = [];
-  const giveUp = (entry: DeliveredEntry, error: string): void => {
+  const giveUp = (entry: DeliveredEntry, error: string, trace: TraceCarrier | undefined): void => {
     stats.deadLettered++;
     letters.push(
       deadLetter(ctx.store, ctx.keys, ctx.deadLetterMaxLen, {
@@ -61,6 +66,7 @@ export async function processBatch(
         fields: entry.fields ?? {},
         deliveries: entry.deliveries,
         error,
+        trace,
       }).then(
         () => ctx.metrics.entry('dead_lettered'),
         (e: unknown) => {
@@ -70,37 +76,51 @@ export async function processBatch(
       ),
     );
   };
-  const handle = async (entry: DeliveredEntry): Promise<void> => {
-    if (entry.fields === null) {
-      // Deleted or trimmed while pending (Redis < 7 still hands it out): nothing to process, only the PEL slot to free.
-      acks.push(entry.id);
-      return;
-    }
+  // With tracing live, each entry is handled inside its span (the dead letter then carries that span's context).
+  const handleEntry = async (entry: DeliveredEntry, fields: Record<string, string>, span: TraceSpan | undefined): Promise<void> => {
     if (entry.deliveries > settings.maxDeliveries) {
+      outcome(span, 'dead_lettered');
       giveUp(
         entry,
         `delivered ${entry.deliveries} times (maxDeliveries ${settings.maxDeliveries}) without an acknowledgement: its consumer crashed or stalled`,
+        span && ctx.tracing.inject(),
       );
       return;
     }
     const startedAt = performance.now();
     try {
-      await ctx.handler({ id: entry.id, stream: settings.stream, fields: entry.fields, deliveries: entry.deliveries });
+      // Trace context fields are the library's: the handler receives the fields the producer gave.
+      await ctx.handler({ id: entry.id, stream: settings.stream, fields: withoutTraceFields(fields), deliveries: entry.deliveries });
       ctx.metrics.handled(startedAt);
       stats.processed++;
       ctx.metrics.entry('acked');
+      outcome(span, 'acked');
       acks.push(entry.id);
     } catch (error) {
       ctx.metrics.handled(startedAt);
       stats.failed++;
       ctx.metrics.entry('failed');
-      if (entry.deliveries >= settings.maxDeliveries) giveUp(entry, describe(error));
-      else {
+      if (span) recordFailure(span, error);
+      if (entry.deliveries >= settings.maxDeliveries) {
+        outcome(span, 'dead_lettered');
+        giveUp(entry, describe(error), span && ctx.tracing.inject());
+      } else {
+        outcome(span, 'failed');
         ctx.logger.warn(
           `Handler failed on ${settings.stream}/${entry.id} (delivery ${entry.deliveries} of ${settings.maxDeliveries}); retried after ${settings.claimIdleMs} ms: ${describe(error)}`,
         );
       }
     }
+  };
+  const handle = (entry: DeliveredEntry): Promise<void> => {
+    const fields = entry.fields;
+    if (fields === null) {
+      // Deleted or trimmed while pending (Redis < 7 still hands it out): nothing to process, only the PEL slot to free.
+      acks.push(entry.id);
+      return DONE;
+    }
+    if (!ctx.tracing.live) return handleEntry(entry, fields, undefined);
+    return ctx.tracing.run(entry, fields, (span) => handleEntry(entry, fields, span));
   };
   await runBounded(entries, settings.concurrency, handle);
   if (acks.length > 0) {
@@ -113,6 +133,8 @@ export async function processBatch(
   }
   if (letters.length > 0) await Promise.all(letters);
 }
+
+const DONE = Promise.resolve();
 
 /** Calls `fn` on every item with at most `limit` calls in flight. */
 async function runBounded<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {

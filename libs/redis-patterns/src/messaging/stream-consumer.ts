@@ -1,4 +1,5 @@
 import { StreamConsumerMetrics } from './messaging.metrics';
+import { StreamConsumerTracing } from './messaging.tracing';
 import type { LoggerService } from '@nestjs/common';
 import { type BatchContext, type DeliveredEntry, describe, processBatch, type StreamConsumerStats } from './stream-batch';
 import type { ResolvedConsumerSettings, StreamHandler } from './stream-consume-options';
@@ -74,6 +75,7 @@ export class StreamConsumerLoop implements StreamConsumerHandle {
       handler: deps.handler,
       stats: this.stats,
       metrics: new StreamConsumerMetrics(deps.settings.stream, deps.settings.group),
+      tracing: new StreamConsumerTracing(deps.settings.stream, deps.settings.group),
       logger: deps.logger,
       track: (write) => {
         this.writes.add(write);

@@ -12,6 +12,8 @@ import { type ConsumeOptions, type ResolvedConsumerSettings, resolveConsumerSett
 import { StreamConsumerLoop, type StreamConsumerHandle } from './stream-consumer';
 import { STREAMS_NUMBER_RULES, STREAMS_SETTINGS, type StreamsSettings } from './streams.options';
 import { STREAMS_STORE, type StreamsStore } from './streams.store';
+import { libraryTracer } from '../core/telemetry/tracing';
+import { appendTraceFields } from './trace-envelope';
 
 type ConsumerOptionsSource = { kind: 'argument' | 'option'; path: string };
 
@@ -32,6 +34,7 @@ export class StreamsService implements BeforeApplicationShutdown {
   /** Running consumers, with the group each reads (for the backlog gauges). */
   private readonly consumers = new Map<StreamConsumerLoop, ObservedGroup>();
   private closed = false;
+  private readonly tracer = libraryTracer();
 
   constructor(
     private readonly keys: KeyBuilder,
@@ -55,11 +58,13 @@ export class StreamsService implements BeforeApplicationShutdown {
   /**
    * Appends an entry and resolves to its id. The stream is capped with approximate trimming (`MAXLEN ~ maxLen`,
    * default from `streams.maxLen`): a stream is bounded by length instead of a TTL. Trimming can drop entries a
-   * group has not read yet, so size `maxLen` for the worst consumer backlog.
+   * group has not read yet, so size `maxLen` for the worst consumer backlog. Inside a traced span (an OpenTelemetry
+   * SDK registered) the entry also gets `traceparent` (and `tracestate`) fields, which consumers strip again.
    */
   async add(stream: string, fields: StreamFields, options: { maxLen?: number } = {}): Promise<string> {
     const key = this.keyOf(stream);
     const flat = flattenFields(fields);
+    if (this.tracer.live) appendTraceFields(flat, fields, this.tracer.inject());
     const maxLen =
       options.maxLen === undefined ? this.settings.maxLen : checkArg(options.maxLen, 'options.maxLen', STREAMS_NUMBER_RULES.maxLen);
     return this.store.add(key, flat, maxLen);
@@ -101,7 +106,8 @@ export class StreamsService implements BeforeApplicationShutdown {
     });
     this.consumers.set(consumer, { stream: settings.stream, group: settings.group, key: this.keys.key(STREAM_NAMESPACE, settings.stream) });
     void consumer.stopped.then(() => this.consumers.delete(consumer));
-    return consumer.start();
+    // The loop outlives this call: it must not run (and make its commands' spans) inside the caller's trace.
+    return this.tracer.detached(() => consumer.start());
   }
 
   /**
@@ -120,7 +126,11 @@ export class StreamsService implements BeforeApplicationShutdown {
     for (const entry of entries) {
       const original = entry.fields?.[DEAD_LETTER_FIELDS.fields];
       if (original !== undefined) {
-        await this.store.add(source, flattenFields(JSON.parse(original) as StreamFields), maxLen);
+        const fields = JSON.parse(original) as StreamFields;
+        const flat = flattenFields(fields);
+        // The entry keeps the trace context it had; one without joins the replaying span's trace.
+        if (this.tracer.live) appendTraceFields(flat, fields, this.tracer.inject());
+        await this.store.add(source, flat, maxLen);
         moved++;
       }
       await this.store.delete(deadLetterKey, [entry.id]);

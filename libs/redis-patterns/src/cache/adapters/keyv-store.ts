@@ -31,14 +31,17 @@ export class RedisPatternsKeyvStore extends EventEmitter {
     super();
   }
 
+  /** The value, or undefined on a miss (and when Redis cannot answer: the cache fails open). */
   get<Value>(key: string): Promise<Value | undefined> {
     return this.cache.get<Value>(key);
   }
 
+  /** The values of `keys` in order, in one round trip per node. */
   async getMany<Value>(keys: string[]): Promise<Array<Value | undefined>> {
     return this.cache.getMany<Value>(keys);
   }
 
+  /** Whether `key` holds a value. */
   async has(key: string): Promise<boolean> {
     return (await this.cache.get(key)) !== undefined;
   }
@@ -48,14 +51,17 @@ export class RedisPatternsKeyvStore extends EventEmitter {
     return this.cache.set(key, value, ttlOption(ttl));
   }
 
+  /** Stores several values, each with its TTL in ms; their writes share round trips. */
   async setMany(values: Array<{ key: string; value: unknown; ttl?: number }>): Promise<void> {
     await this.cache.setMany(values.map(({ key, value, ttl }) => ({ key, value, options: ttlOption(ttl) })));
   }
 
+  /** Deletes `key`; resolves with whether it existed. */
   async delete(key: string): Promise<boolean> {
     return (await this.cache.del(key)) > 0;
   }
 
+  /** Deletes `keys`; resolves with whether any existed. */
   async deleteMany(keys: string[]): Promise<boolean> {
     return (await this.cache.delMany(keys)) > 0;
   }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { withDeadline } from '../../core/time/with-deadline';
+import { libraryTracer } from '../../core/telemetry/tracing';
 import { CacheValueTooLargeError } from '../cache-value-too-large.error';
 import type { CacheSettings } from '../cache.options';
 import { decodeEntry, encodeEntry } from '../serialization/entry-envelope';
@@ -16,6 +17,11 @@ import { NEAR_MISS, type NearCache } from '../near/near-cache';
 // A tag set outlives its members by at most this much: registration happens just before the entry's write.
 const TAG_TTL_MARGIN_MS = 1000;
 
+/** The span of a loader run on a miss or a background refresh (never the key: it may hold ids). */
+const CACHE_LOAD_SPAN = 'redis_patterns.cache.load';
+const ON_MISS = Object.freeze({ 'redis_patterns.cache.refresh': false });
+const ON_REFRESH = Object.freeze({ 'redis_patterns.cache.refresh': true });
+
 /**
  * The cache-aside machinery behind CacheService and the decorators: one-GET reads, in-process single-flight, a
  * cross-instance fill lock with bounded, backed-off waiting, stale-while-revalidate and XFetch refreshes in the
@@ -26,6 +32,8 @@ export class CacheEngine {
   /** The in-process L1, used by calls whose policy has `near` (see CacheService.nearPolicy). */
   near?: NearCache;
   private readonly maxRawLength: number;
+  /** Loaders run in a span when tracing is live and the caller is traced; hits never reach the tracer. */
+  private readonly tracer = libraryTracer();
 
   constructor(
     readonly store: CacheStore,
@@ -211,11 +219,12 @@ export class CacheEngine {
     keep: StorePredicate | undefined,
     epochs: number[] | undefined,
     token: string | undefined,
+    refresh = false,
   ): Promise<Fetched<T>> {
     const started = performance.now();
     let value: T;
     try {
-      value = await loader();
+      value = await (this.tracer.live ? this.tracedLoad(loader, refresh) : loader());
     } catch (error) {
       this.health.loaded(started);
       if (token) void this.release(entry, token);
@@ -230,6 +239,12 @@ export class CacheEngine {
     const deltaMs = Math.max(1, Math.round(performance.now() - started));
     await this.write(entry, value, policy, { strict: false, deltaMs, epochs: policy.tags.length ? epochs : undefined, token });
     return { value, status: 'MISS' };
+  }
+
+  /** The loader inside a child span of the caller's (the one that started the flight, when callers share it). */
+  private tracedLoad<T>(loader: () => Promise<T>, refresh: boolean): Promise<T> {
+    const span = this.tracer.startChild(CACHE_LOAD_SPAN, refresh ? ON_REFRESH : ON_MISS);
+    return span === undefined ? loader() : this.tracer.run(span, loader);
   }
 
   private async tagEpochs(tags: readonly string[]): Promise<number[] | undefined> {
@@ -263,7 +278,7 @@ export class CacheEngine {
         const reply = await this.store.fillLock(entry, token, this.settings.lockTtlMs, false);
         if (reply.kind !== 'locked') return;
         this.health.stats.refreshes++;
-        await this.load(entry, loader, policy, keep, epochs, token);
+        await this.load(entry, loader, policy, keep, epochs, token, true);
       })
       .catch((error: unknown) => this.health.warn(`Cache background refresh failed: ${(error as Error)?.message ?? String(error)}`));
   }

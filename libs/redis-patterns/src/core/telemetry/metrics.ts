@@ -1,3 +1,5 @@
+import { otelApi } from './otel-api';
+
 /** Attribute values of a measurement: few and low-cardinality (never a key, a user id or a tracker value). */
 export type MetricAttributes = Readonly<Record<string, string>>;
 
@@ -67,8 +69,6 @@ const NOOP: LibraryMeter = {
   observableGauge: () => undefined,
 };
 
-let api: OtelApi | null | undefined;
-
 /**
  * The library's meter, from the global MeterProvider of `@opentelemetry/api` at the time of the call. The API is an
  * optional peer: without it installed every instrument is a no-op, and with it but no SDK registered the API's own
@@ -76,14 +76,7 @@ let api: OtelApi | null | undefined;
  * registered before the application is created (as OpenTelemetry's Node setup does with `--require`).
  */
 export function libraryMeter(): LibraryMeter {
-  if (api === undefined) {
-    try {
-      // Loaded on first use rather than imported: the package must work without the optional peer.
-      api = require('@opentelemetry/api') as OtelApi;
-    } catch {
-      api = null;
-    }
-  }
+  const api = otelApi<OtelApi>();
   if (!api) return NOOP;
   const meter = api.metrics.getMeter(METER_NAME);
   return {

@@ -5,9 +5,13 @@ import type { RateLimiterService } from '../rate-limiter.service';
 
 /** What `@nestjs/throttler`'s `ThrottlerStorage.increment` resolves to (declared here: the package is not a dependency). */
 export interface ThrottlerStorageRecord {
+  /** Hits counted in the window (the limit plus one on a denial: a denied hit is not counted). */
   totalHits: number;
+  /** Seconds until the window ends. */
   timeToExpire: number;
+  /** Whether the hit is denied. */
   isBlocked: boolean;
+  /** Seconds until a denied client may retry (0 when allowed). */
   timeToBlockExpire: number;
 }
 
