@@ -1,3 +1,5 @@
+// First: registers the OpenTelemetry SDK before anything else is imported or constructed (see the file).
+import './telemetry/meter-provider';
 import { type MiddlewareConsumer, Module, type NestModule } from '@nestjs/common';
 import { RedisPatternsModule } from 'nestjs-redis-patterns';
 import { AuthController } from './auth/auth.controller';
@@ -15,8 +17,12 @@ import { OrdersController } from './orders/orders.controller';
 import { OrdersService } from './orders/orders.service';
 import { ScoresController } from './scores/scores.controller';
 import { StatsController } from './stats/stats.controller';
+import { RequestCounter } from './status/request-counter';
 import { StatusController } from './status/status.controller';
-import { TrafficMetrics } from './status/traffic-metrics';
+import { StatusHistory } from './status/status-history';
+import { TrafficGenerator } from './status/traffic-generator';
+import { MetricsCollector } from './telemetry/metrics-collector';
+import { MetricsController } from './telemetry/metrics.controller';
 
 @Module({
   imports: [
@@ -41,6 +47,7 @@ import { TrafficMetrics } from './status/traffic-metrics';
     EventsController,
     StatsController,
     StatusController,
+    MetricsController,
   ],
   providers: [
     ProductRepository,
@@ -51,13 +58,16 @@ import { TrafficMetrics } from './status/traffic-metrics';
     OrdersService,
     NotificationsHub,
     VisitorStatsConsumer,
-    TrafficMetrics,
+    RequestCounter,
+    MetricsCollector,
+    StatusHistory,
+    TrafficGenerator,
   ],
 })
 export class AppModule implements NestModule {
-  constructor(private readonly metrics: TrafficMetrics) {}
+  constructor(private readonly requests: RequestCounter) {}
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply((req: unknown, res: never, next: () => void) => this.metrics.use(req, res, next)).forRoutes('*path');
+    consumer.apply((req: unknown, res: never, next: () => void) => this.requests.use(req, res, next)).forRoutes('*path');
   }
 }

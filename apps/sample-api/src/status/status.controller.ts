@@ -1,30 +1,43 @@
-import { Controller, Get, Header, type MessageEvent, Sse } from '@nestjs/common';
-import { Leaderboard, RedisConnections, StreamsService, UniqueCounter } from 'nestjs-redis-patterns';
-import { from, interval, type Observable, startWith, switchMap } from 'rxjs';
-import { VisitorStatsConsumer, EVENTS_STREAM, STATS_GROUP, visitorsKey } from '../events/visitor-stats.consumer';
+import { Controller, Get, Header, HttpCode, type MessageEvent, Post, Sse } from '@nestjs/common';
+import { Leaderboard, UniqueCounter } from 'nestjs-redis-patterns';
+import { concatMap, from, map, type Observable, startWith } from 'rxjs';
+import { visitorsKey } from '../events/visitor-stats.consumer';
 import { BOARD } from '../scores/scores.controller';
+import { RequestCounter } from './request-counter';
 import { STATUS_PAGE_HTML } from './status-page.html';
-import { TrafficMetrics } from './traffic-metrics';
+import { HISTORY_SAMPLES, SAMPLE_INTERVAL_MS, StatusHistory } from './status-history';
+import type { StatusSample } from './status-sample';
+import { type BurstReport, TrafficGenerator } from './traffic-generator';
 
 export interface StatusSnapshot {
+  /** Cache reads since this app started, from `redis_patterns.cache.requests` (hits include near-cache hits). */
   cache: { hitRatio: number; hits: number; misses: number; stale: number };
+  /** Rate-limit decisions that refused a request (`denied`, `failed_closed`) since this app started. */
   rateLimited: number;
+  /** Lock acquisitions refused because another caller held the lock, since this app started. */
   lockContention: number;
+  /** HTTP requests answered by this app. */
   requests: number;
-  stream: { lag: number; pending: number; processed: number };
+  /** The consumer groups' backlog (null when it cannot be read) and the entries acknowledged since the start. */
+  stream: { lag: number | null; pending: number | null; processed: number };
   uniqueVisitors: number;
   leaderboard: Array<{ member: string; score: number; rank: number }>;
+  traffic: { running: boolean; lastBurst: BurstReport | null };
+  sampleIntervalMs: number;
+  historySamples: number;
+  /** Every sample of the last minutes (GET /status and the first SSE message); later SSE messages carry `sample`. */
+  history?: StatusSample[];
+  sample?: StatusSample;
 }
 
 @Controller()
 export class StatusController {
   constructor(
-    private readonly metrics: TrafficMetrics,
+    private readonly requests: RequestCounter,
+    private readonly statusHistory: StatusHistory,
+    private readonly traffic: TrafficGenerator,
     private readonly leaderboard: Leaderboard,
     private readonly visitors: UniqueCounter,
-    private readonly streams: StreamsService,
-    private readonly connections: RedisConnections,
-    private readonly consumer: VisitorStatsConsumer,
   ) {}
 
   /** The live status page (static HTML; its script listens to /status/stream). */
@@ -34,50 +47,51 @@ export class StatusController {
     return STATUS_PAGE_HTML;
   }
 
-  /** A snapshot every second over server-sent events. */
+  /**
+   * Server-sent events: the whole history first, then one message per sample (each second). Subscribing to the
+   * samples before the history is read means none falls between the two.
+   */
   @Sse('status/stream')
   stream(): Observable<MessageEvent> {
-    return interval(1000).pipe(
-      startWith(0),
-      switchMap(() => from(this.snapshot().then((data) => ({ data })))),
+    return this.statusHistory.sampled$.pipe(
+      startWith(undefined),
+      concatMap((sample) => from(this.collect(sample ? { sample } : { history: this.statusHistory.history() }))),
+      map((data) => ({ data })),
     );
   }
 
   @Get('status')
   snapshot(): Promise<StatusSnapshot> {
-    return this.collect();
+    return this.collect({ history: this.statusHistory.history() });
   }
 
-  private async collect(): Promise<StatusSnapshot> {
-    const m = this.metrics;
-    const [leaderboard, uniqueVisitors, stream] = await Promise.all([
+  /** Starts a burst of traffic against this app's own routes (202); 409 while one is running. */
+  @Post('status/traffic')
+  @HttpCode(202)
+  generateTraffic(): BurstReport {
+    return this.traffic.start();
+  }
+
+  private async collect(points: Pick<StatusSnapshot, 'history' | 'sample'>): Promise<StatusSnapshot> {
+    const totals = this.statusHistory.sinceStart();
+    const [leaderboard, uniqueVisitors] = await Promise.all([
       this.leaderboard.top(BOARD, 10).catch(() => []),
       this.visitors.count(visitorsKey(new Date().toISOString().slice(0, 10))).catch(() => 0),
-      this.streamLag(),
     ]);
+    const hits = totals.cache.hit + totals.cache.near_hit;
+    const reads = hits + totals.cache.miss + totals.cache.stale + totals.cache.error;
     return {
-      cache: { hitRatio: m.hitRatio(), hits: m.cacheHits, misses: m.cacheMisses, stale: m.cacheStale },
-      rateLimited: m.rateLimited,
-      lockContention: m.lockContention,
-      requests: m.requests,
-      stream: { ...stream, processed: this.consumer.processed },
+      cache: { hitRatio: reads === 0 ? 0 : hits / reads, hits, misses: totals.cache.miss, stale: totals.cache.stale },
+      rateLimited: totals.decisions.denied + totals.decisions.failed_closed,
+      lockContention: totals.lockContention,
+      requests: this.requests.answered,
+      stream: { lag: totals.streamLag, pending: totals.streamPending, processed: totals.streamAcked },
       uniqueVisitors,
       leaderboard,
+      traffic: { running: this.traffic.running, lastBurst: this.traffic.lastBurst() ?? null },
+      sampleIntervalMs: SAMPLE_INTERVAL_MS,
+      historySamples: HISTORY_SAMPLES,
+      ...points,
     };
-  }
-
-  /** Entries not yet delivered to the group (XINFO GROUPS `lag`) and delivered but unacknowledged (`pending`). */
-  private async streamLag(): Promise<{ lag: number; pending: number }> {
-    try {
-      const groups = (await this.connections.get().xinfo('GROUPS', this.streams.keyOf(EVENTS_STREAM))) as unknown[][];
-      for (const group of groups) {
-        const fields = new Map<string, unknown>();
-        for (let i = 0; i < group.length; i += 2) fields.set(String(group[i]), group[i + 1]);
-        if (fields.get('name') === STATS_GROUP) return { lag: Number(fields.get('lag') ?? 0), pending: Number(fields.get('pending') ?? 0) };
-      }
-    } catch {
-      // no stream yet
-    }
-    return { lag: 0, pending: 0 };
   }
 }
