@@ -11,6 +11,7 @@ import {
   RedisPatternsModule,
   StreamsService,
 } from 'nestjs-redis-patterns';
+import { libraryMeter } from '../../../libs/redis-patterns/src/core/telemetry/metrics';
 import { type BackendName, connectionOf, inspectKeys } from '../../support/backends';
 import { Redis } from 'ioredis';
 import type { StandaloneTopology } from '../../harness/topologies';
@@ -261,5 +262,29 @@ describe('OpenTelemetry count of commands timed out (a private server, paused)',
       admin.disconnect();
     }
     expect(await metered.sum('redis_patterns.connection.command_timeouts', { connection: 'default' })).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('OpenTelemetry observations of a closed application', () => {
+  it('stop calling back once removed (what services do when the application closes)', async () => {
+    const reader = new CollectingReader();
+    const provider = new MeterProvider({ readers: [reader] });
+    metrics.setGlobalMeterProvider(provider);
+    try {
+      let calls = 0;
+      const observation = libraryMeter().observableGauge('redis_patterns.test.gauge', 'a test gauge', '{item}', async (observe) => {
+        calls++;
+        observe(1, {});
+      });
+      await reader.collect();
+      await reader.collect();
+      expect(calls).toBe(2);
+      observation.remove();
+      await reader.collect();
+      expect(calls).toBe(2);
+    } finally {
+      metrics.disable();
+      await provider.shutdown();
+    }
   });
 });

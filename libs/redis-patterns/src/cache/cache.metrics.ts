@@ -1,4 +1,4 @@
-import { type HistogramMetric, libraryMeter, type MetricAttributes, secondsSince } from '../core/telemetry/metrics';
+import { type HistogramMetric, libraryMeter, type MetricAttributes, type Observation, secondsSince } from '../core/telemetry/metrics';
 
 /** How a cache read was answered: from Redis (`hit`, `stale`, `miss`), from the near cache, or not at all. */
 export type CacheResult = 'hit' | 'miss' | 'stale' | 'near_hit' | 'error';
@@ -13,19 +13,30 @@ const RESULTS: readonly CacheResult[] = ['hit', 'miss', 'stale', 'near_hit', 'er
 export class CacheMetrics {
   private readonly loaderDuration: HistogramMetric;
   private readonly counts = new Float64Array(RESULTS.length);
+  private readonly observation: Observation;
 
   constructor(meter = libraryMeter()) {
     const byResult = RESULTS.map((result): MetricAttributes => Object.freeze({ result }));
-    meter.observableCounter('redis_patterns.cache.requests', 'Cache reads, by how they were answered', '{request}', (observe) => {
-      RESULTS.forEach((_, i) => {
-        if (this.counts[i] > 0) observe(this.counts[i], byResult[i]);
-      });
-    });
+    this.observation = meter.observableCounter(
+      'redis_patterns.cache.requests',
+      'Cache reads, by how they were answered',
+      '{request}',
+      (observe) => {
+        RESULTS.forEach((_, i) => {
+          if (this.counts[i] > 0) observe(this.counts[i], byResult[i]);
+        });
+      },
+    );
     this.loaderDuration = meter.histogram(
       'redis_patterns.cache.loader.duration',
       'Time the source (the loader or the decorated method) took on a miss',
       's',
     );
+  }
+
+  /** Stops reporting (the application is closing). */
+  close(): void {
+    this.observation.remove();
   }
 
   request(result: CacheResult): void {

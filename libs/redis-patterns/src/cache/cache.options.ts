@@ -8,6 +8,8 @@ import {
   type SectionValidator,
 } from '../core/options/option-checks';
 import { type NearCacheOptions, type NearCacheSettings, resolveNearCacheSettings } from './near/near-cache.options';
+import { type CacheCodec, codecProblem, JSON_CACHE_CODEC } from './serialization/cache-codec';
+import type { CacheCompressionOptions, CompressionSettings } from './serialization/compression';
 
 /** Options of the `cache` section of RedisPatternsModuleOptions. TTLs in seconds, durations ending in `Ms` in ms. */
 export interface CacheOptions {
@@ -36,6 +38,18 @@ export interface CacheOptions {
   httpMethods?: string[];
   /** An in-process L1 in front of Redis, invalidated across instances by Redis (off by default; see NearCacheOptions). */
   nearCache?: NearCacheOptions;
+  /**
+   * How values are encoded (default {@link JSON_CACHE_CODEC}: JSON keeping Dates, BigInts, Buffers, Maps and Sets).
+   * A decorator's or a call's `codec` overrides it for its entries.
+   */
+  codec?: CacheCodec;
+  /** More codecs this cache can read (entries written with them by other instances or an earlier configuration). */
+  codecs?: CacheCodec[];
+  /**
+   * Compress encoded values of at least `thresholdBytes` (default off). `maxValueBytes` then bounds what is stored,
+   * compressed; a compressed entry may expand to at most 16 × `maxValueBytes` when read.
+   */
+  compression?: CacheCompressionOptions | false;
 }
 
 /** The `cache` section with every default applied. */
@@ -51,6 +65,9 @@ export interface CacheSettings {
   readonly failureLogIntervalMs: number;
   readonly httpMethods: ReadonlySet<string>;
   readonly nearCache: NearCacheSettings;
+  readonly codec: CacheCodec;
+  readonly codecs: readonly CacheCodec[];
+  readonly compression?: CompressionSettings;
 }
 
 const KNOWN_KEYS = [
@@ -65,6 +82,9 @@ const KNOWN_KEYS = [
   'failureLogIntervalMs',
   'httpMethods',
   'nearCache',
+  'codec',
+  'codecs',
+  'compression',
 ] as const;
 
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -105,5 +125,41 @@ export function resolveCacheSettings(section: CacheOptions = {}, path = 'cache')
     failureLogIntervalMs: num('failureLogIntervalMs', 10_000, { min: 0, integer: true, unit: 'ms' }),
     httpMethods: new Set(methods.map((m) => m.toUpperCase())),
     nearCache: resolveNearCacheSettings(section.nearCache, `${path}.nearCache`),
+    codec: resolveCodec(section.codec, `${path}.codec`) ?? JSON_CACHE_CODEC,
+    codecs: resolveCodecs(section.codecs, `${path}.codecs`),
+    compression: resolveCompression(section.compression, `${path}.compression`),
   };
+}
+
+function resolveCodec(codec: unknown, path: string): CacheCodec | undefined {
+  if (codec === undefined) return undefined;
+  const problem = codecProblem(codec);
+  if (problem) invalid(path, problem, codec);
+  return codec as CacheCodec;
+}
+
+function resolveCodecs(codecs: unknown, path: string): CacheCodec[] {
+  if (codecs === undefined) return [];
+  if (!Array.isArray(codecs)) invalid(path, 'an array of codecs', codecs);
+  return (codecs as unknown[]).map((codec, i) => resolveCodec(codec, `${path}[${i}]`)!);
+}
+
+const COMPRESSION_KEYS = ['algorithm', 'thresholdBytes', 'level'] as const;
+
+function resolveCompression(value: unknown, path: string): CompressionSettings | undefined {
+  if (value === undefined || value === false) return undefined;
+  const section = checkObject(value, path);
+  checkKnownKeys(section, path, COMPRESSION_KEYS);
+  const algorithm =
+    section.algorithm === undefined ? 'brotli' : checkOneOf(section.algorithm, `${path}.algorithm`, ['brotli', 'gzip'] as const);
+  const [minLevel, maxLevel, level] = algorithm === 'brotli' ? [0, 11, 4] : [1, 9, 6];
+  return Object.freeze({
+    algorithm,
+    thresholdBytes:
+      section.thresholdBytes === undefined
+        ? 16_384
+        : checkNumber(section.thresholdBytes, `${path}.thresholdBytes`, { min: 0, integer: true, unit: 'bytes' }),
+    level:
+      section.level === undefined ? level : checkNumber(section.level, `${path}.level`, { min: minLevel, max: maxLevel, integer: true }),
+  });
 }

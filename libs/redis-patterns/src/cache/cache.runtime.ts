@@ -80,5 +80,6 @@ export class CacheRuntime implements OnModuleInit, BeforeApplicationShutdown {
     this.stopWatchingReady();
     await this.engine.drain(this.shutdownTimeoutMs);
     await this.near.stop();
+    this.engine.health.close();
   }
 }

@@ -1,5 +1,12 @@
 import { withDeadline } from '../core/time/with-deadline';
-import { type CounterMetric, type HistogramMetric, libraryMeter, type MetricAttributes, secondsSince } from '../core/telemetry/metrics';
+import {
+  type CounterMetric,
+  type HistogramMetric,
+  libraryMeter,
+  type MetricAttributes,
+  type Observation,
+  secondsSince,
+} from '../core/telemetry/metrics';
 
 /** What became of a stream entry a consumer was handed. */
 export type StreamEntryOutcome = 'acked' | 'failed' | 'dead_lettered' | 'reclaimed';
@@ -81,7 +88,7 @@ export function observeConsumerGroups(
   groups: () => Iterable<ObservedGroup>,
   backlog: (key: string, group: string) => Promise<{ pending: number; lag: number | null } | undefined>,
   meter = libraryMeter(),
-): void {
+): Observation {
   let reading: { at: number; result: Promise<Array<{ names: MetricAttributes; pending: number; lag: number | null }>> } | undefined;
   const read = () => {
     if (reading && Date.now() - reading.at < BACKLOG_READ_TTL_MS) return reading.result;
@@ -96,7 +103,7 @@ export function observeConsumerGroups(
     reading = { at: Date.now(), result };
     return result;
   };
-  meter.observableGauge(
+  const lag = meter.observableGauge(
     'redis_patterns.stream.consumer.lag',
     'Entries of a stream not yet delivered to the group',
     '{entry}',
@@ -104,7 +111,7 @@ export function observeConsumerGroups(
       for (const state of await read()) if (state.lag !== null) observe(state.lag, state.names);
     },
   );
-  meter.observableGauge(
+  const pending = meter.observableGauge(
     'redis_patterns.stream.consumer.pending',
     'Entries delivered to the group and not acknowledged',
     '{entry}',
@@ -112,4 +119,10 @@ export function observeConsumerGroups(
       for (const state of await read()) observe(state.pending, state.names);
     },
   );
+  return {
+    remove: () => {
+      lag.remove();
+      pending.remove();
+    },
+  };
 }

@@ -13,6 +13,7 @@ import { StreamConsumerLoop, type StreamConsumerHandle } from './stream-consumer
 import { STREAMS_NUMBER_RULES, STREAMS_SETTINGS, type StreamsSettings } from './streams.options';
 import { STREAMS_STORE, type StreamsStore } from './streams.store';
 import { libraryTracer } from '../core/telemetry/tracing';
+import type { Observation } from '../core/telemetry/metrics';
 import { appendTraceFields } from './trace-envelope';
 
 type ConsumerOptionsSource = { kind: 'argument' | 'option'; path: string };
@@ -35,6 +36,7 @@ export class StreamsService implements BeforeApplicationShutdown {
   private readonly consumers = new Map<StreamConsumerLoop, ObservedGroup>();
   private closed = false;
   private readonly tracer = libraryTracer();
+  private readonly backlogGauges: Observation;
 
   constructor(
     private readonly keys: KeyBuilder,
@@ -43,7 +45,7 @@ export class StreamsService implements BeforeApplicationShutdown {
     @Inject(STREAMS_STORE) private readonly store: StreamsStore,
   ) {
     this.logger = options.logger ?? new Logger('StreamsService');
-    observeConsumerGroups(
+    this.backlogGauges = observeConsumerGroups(
       () => this.consumers.values(),
       (key, group) => this.store.groupBacklog(key, group),
     );
@@ -141,6 +143,7 @@ export class StreamsService implements BeforeApplicationShutdown {
   /** Stops every consumer started here (decorated or not), draining in-flight handlers, before connections close. */
   async beforeApplicationShutdown(): Promise<void> {
     this.closed = true;
+    this.backlogGauges.remove();
     await Promise.all([...this.consumers.keys()].map((consumer) => consumer.stop()));
   }
 }

@@ -12,6 +12,7 @@ import { RateLimitIdentity } from './rate-limit-identity';
 import { RateLimiterService } from './rate-limiter.service';
 import type { CompiledPolicies } from './compile-policies';
 import { policiesOf, type RateLimitMetadata, type ResolvedLimiter, resolveLimiter, skipsHandlerCall } from './resolve-limiter';
+import { isThenable } from '../core/promises/is-thenable';
 
 // The guard may run twice for one call (class and handler `@RateLimit`, or also as APP_GUARD: two instances): Nest
 // hands every guard of a call the same argument array.
@@ -57,7 +58,7 @@ export class RateLimitGuard implements CanActivate {
     const dynamic = !limiter.compiled;
     const request = dynamic || limiter.skipIf || this.settings.skipIf ? this.identity.requestOf(context) : undefined;
     const skip = skipsHandlerCall(limiter, this.settings.skipIf, request, context);
-    if (skip === true || (skip instanceof Promise && (await skip))) return true;
+    if (skip === true || (isThenable<boolean>(skip) && (await skip))) return true;
     const key = this.identity.keyOf(context, limiter);
     let decision: RateLimitDecision;
     let compiled: CompiledPolicies;

@@ -1,4 +1,4 @@
-import { type HistogramMetric, libraryMeter, type MetricAttributes, secondsSince } from '../core/telemetry/metrics';
+import { type HistogramMetric, libraryMeter, type MetricAttributes, type Observation, secondsSince } from '../core/telemetry/metrics';
 
 /** How a decision ended: by Redis (`allowed`, `denied`), or without it (the limiter's outage policy). */
 export type RateLimitOutcome = 'allowed' | 'denied' | 'failed_open' | 'failed_closed' | 'fallback';
@@ -21,8 +21,10 @@ export class RateLimitMetrics {
   private readonly duration: HistogramMetric;
   private readonly limiters = new Map<string, LimiterTotals>();
 
+  private readonly observation: Observation;
+
   constructor(meter = libraryMeter()) {
-    meter.observableCounter(
+    this.observation = meter.observableCounter(
       'redis_patterns.rate_limit.decisions',
       'Rate-limit decisions, by outcome and limiter',
       '{decision}',
@@ -39,6 +41,11 @@ export class RateLimitMetrics {
       'Time to take a rate-limit decision, Redis round trip included (1 in 8 decisions)',
       's',
     );
+  }
+
+  /** Stops reporting (the application is closing). */
+  close(): void {
+    this.observation.remove();
   }
 
   /** Records one decision of `limiter` (a decorator's name, or `RateLimiterService.consume`) begun at `startedAt`. */

@@ -133,6 +133,7 @@ export class RateLimiterService implements BeforeApplicationShutdown {
   /** Stops probing Redis after an outage. */
   beforeApplicationShutdown(): void {
     this.breaker.stop();
+    this.metrics.close();
   }
 
   /** Decisions taken without Redis since startup (fail-open, fail-closed, in-memory). */

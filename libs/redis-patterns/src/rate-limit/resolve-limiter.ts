@@ -3,6 +3,7 @@ import { describeValue, isPlainObject } from '../core/options/option-checks';
 import { InvalidOptionsError } from '../errors/invalid-options.error';
 import { checkCost, compilePolicies, type CompiledPolicies, type PolicyErrorFactory } from './compile-policies';
 import type { RateLimitOutageOptions, RateLimitPolicy } from './rate-limit-policy';
+import { isThenable } from '../core/promises/is-thenable';
 
 /** Options of `@RateLimit` besides its policies. */
 export interface RateLimitDecoratorOptions extends RateLimitOutageOptions {
@@ -131,7 +132,9 @@ const FRACTIONAL = { fractionalCost: true } as CompiledPolicies;
 export function policiesOf(limiter: ResolvedLimiter, args: readonly unknown[]): CompiledPolicies | Promise<CompiledPolicies> {
   if (limiter.compiled) return limiter.compiled;
   const produced = limiter.resolvePolicies!(...args);
-  return produced instanceof Promise ? produced.then((policies) => compileCall(limiter, policies)) : compileCall(limiter, produced);
+  return isThenable(produced)
+    ? Promise.resolve(produced).then((policies) => compileCall(limiter, policies))
+    : compileCall(limiter, produced);
 }
 
 function compileCall(limiter: ResolvedLimiter, policies: unknown): CompiledPolicies {
@@ -154,6 +157,6 @@ export function skipsHandlerCall(
   if (!moduleSkipIf) return own ? own(request, context) : false;
   const global = moduleSkipIf(context);
   if (!own) return global;
-  if (global instanceof Promise) return global.then((skip) => skip || own(request, context));
+  if (isThenable<boolean>(global)) return Promise.resolve(global).then((skip) => skip || own(request, context));
   return global || own(request, context);
 }

@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../../core/advice/method-advice.interface';
 import { CacheRuntime } from '../cache.runtime';
 import type { CachePutOptions } from '../decorators/cache-put.decorator';
-import { checkDecoratorKeys, compileKey, compileTags, decoratorPolicy, optionPath } from './compile-sources';
+import { checkDecoratorKeys, compileKey, compileTags, compileTtl, decoratorPolicy, optionPath } from './compile-sources';
 
-const KNOWN = ['key', 'ttl', 'tags', 'staleTtl'] as const;
+const KNOWN = ['key', 'ttl', 'tags', 'staleTtl', 'codec'] as const;
 
 /**
  * The behaviour of `@CachePut` (write-through): the method always runs, and its result is stored under the key
@@ -22,15 +22,18 @@ export class CachePutAdvisor implements MethodAdvisor<CachePutOptions> {
       ttlMs: this.cache.settings.defaultTtlMs,
       jitter: this.cache.settings.jitter,
     });
+    if (policy.codec) engine.registerCodec(policy.codec);
     const keyOf = compileKey(options.key, this.cache.keys, method, path('key'));
     const tagsOf = compileTags(options.tags, path('tags'));
+    const withTtl = compileTtl(options.ttl);
 
     return async (invocation, proceed) => {
       const result = await proceed();
       if (result === undefined) return result;
       try {
         const entry = keyOf(invocation.args, invocation.context);
-        const callPolicy = tagsOf ? { ...policy, tags: tagsOf(invocation.args) } : policy;
+        let callPolicy = tagsOf ? { ...policy, tags: tagsOf(invocation.args) } : policy;
+        if (withTtl) callPolicy = withTtl(callPolicy, invocation.args);
         await engine.write(entry, result, callPolicy, { strict: false });
       } catch (error) {
         engine.health.warn(`@CachePut on ${method.className}.${method.methodName} did not store this result: ${(error as Error).message}`);

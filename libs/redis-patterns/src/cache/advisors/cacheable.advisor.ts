@@ -3,9 +3,9 @@ import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../../core/advi
 import { CacheRuntime } from '../cache.runtime';
 import type { CacheableOptions } from '../decorators/cacheable.decorator';
 import type { StorePredicate } from '../engine/cache-engine';
-import { checkDecoratorKeys, checkFunction, compileKey, compileTags, decoratorPolicy, optionPath } from './compile-sources';
+import { checkDecoratorKeys, checkFunction, compileKey, compileTags, compileTtl, decoratorPolicy, optionPath } from './compile-sources';
 
-const KNOWN = ['key', 'ttl', 'tags', 'condition', 'unless', 'staleTtl', 'earlyRefresh', 'nearCache'] as const;
+const KNOWN = ['key', 'ttl', 'tags', 'condition', 'unless', 'staleTtl', 'earlyRefresh', 'nearCache', 'codec'] as const;
 
 /**
  * The behaviour of `@Cacheable`: cache-aside around the method, with the same stampede control, stale window and
@@ -25,8 +25,11 @@ export class CacheableAdvisor implements MethodAdvisor<CacheableOptions> {
       jitter: this.cache.settings.jitter,
     });
     const policy = this.cache.nearPolicy(base, options.nearCache, path('nearCache'));
+    // Entries of this method's codec are readable through CacheService too.
+    if (policy.codec) engine.registerCodec(policy.codec);
     const keyOf = compileKey(options.key, this.cache.keys, method, path('key'));
     const tagsOf = compileTags(options.tags, path('tags'));
+    const withTtl = compileTtl(options.ttl);
     checkFunction(options.condition, path('condition'));
     checkFunction(options.unless, path('unless'));
     const condition = options.condition as ((...args: unknown[]) => boolean) | undefined;
@@ -43,6 +46,7 @@ export class CacheableAdvisor implements MethodAdvisor<CacheableOptions> {
       try {
         entry = keyOf(args, invocation.context);
         if (tagsOf) callPolicy = { ...policy, tags: tagsOf(args) };
+        if (withTtl) callPolicy = withTtl(callPolicy, args);
       } catch (error) {
         engine.health.warn(`@Cacheable on ${method.className}.${method.methodName} did not cache this call: ${(error as Error).message}`);
         return proceed();

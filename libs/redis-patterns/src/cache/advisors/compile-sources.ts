@@ -93,12 +93,12 @@ export function guard<T>(check: () => T, path: string, value: unknown): T {
 export function decoratorPolicy(
   decorator: string,
   method: AdvisedMethod,
-  options: { ttl?: unknown; staleTtl?: unknown; earlyRefresh?: unknown },
+  options: { ttl?: unknown; staleTtl?: unknown; earlyRefresh?: unknown; codec?: unknown },
   defaults: { ttlMs: number; jitter: number },
 ): EntryPolicy {
   try {
     return buildPolicy(
-      { ttl: options.ttl, staleTtl: options.staleTtl, earlyRefresh: options.earlyRefresh } as WrapOptions,
+      { ttl: options.ttl, staleTtl: options.staleTtl, earlyRefresh: options.earlyRefresh, codec: options.codec } as WrapOptions,
       defaults,
       'options',
     );
@@ -130,4 +130,14 @@ export function checkDecoratorKeys(
       throw new InvalidOptionsError(optionPath(decorator, method, key), `one of ${allowed.join(', ')}`, 'an unknown option');
   }
   return options as Record<string, unknown>;
+}
+
+/**
+ * A decorator's TTL function of `(result, ...args)`, bound per call to the call's arguments: undefined when the TTL is
+ * a number (the policy's own `ttlMs` then serves every call without an allocation).
+ */
+export function compileTtl(ttl: unknown): ((policy: EntryPolicy, args: readonly unknown[]) => EntryPolicy) | undefined {
+  if (typeof ttl !== 'function') return undefined;
+  const ttlOf = ttl as (result: unknown, ...args: unknown[]) => unknown;
+  return (policy, args) => ({ ...policy, ttlOf: (value) => ttlOf(value, ...args) });
 }

@@ -1,15 +1,18 @@
 import { createAdvisedDecorator } from '../../core/advice/create-advised-decorator';
+import type { CacheCodec } from '../serialization/cache-codec';
 import { CachePutAdvisor } from '../advisors/cache-put.advisor';
 import type { KeySource, TagsSource } from '../advisors/compile-sources';
 import type { TypedMethodDecorator } from './cacheable.decorator';
 
 /** Options of {@link CachePut}. */
-export interface CachePutOptions<A extends unknown[] = any[]> {
+export interface CachePutOptions<A extends unknown[] = any[], R = any> {
   /** The key to write: a string or a function of the method's arguments (default: as `@Cacheable`). */
   key?: KeySource<A>;
-  /** TTL in seconds (default `cache.defaultTtl`). */
-  ttl?: number;
+  /** TTL in seconds (default `cache.defaultTtl`), or a function of the result and the arguments (as `@Cacheable`). */
+  ttl?: number | ((result: R, ...args: A) => number);
   tags?: TagsSource<A>;
+  /** How the result is encoded (default: the module's `cache.codec`); see `CacheCodec`. */
+  codec?: CacheCodec;
   /** Stale window in seconds, as for `@Cacheable` readers of the same key. */
   staleTtl?: number;
 }
@@ -22,7 +25,7 @@ export interface CachePutOptions<A extends unknown[] = any[]> {
  * \@CachePut({ key: (user: User) => `user:${user.id}`, ttl: 300 })
  * save(user: User): Promise<User> { … }
  */
-export function CachePut<A extends unknown[] = any[]>(options: CachePutOptions<A> = {}): TypedMethodDecorator<A, any> {
+export function CachePut<A extends unknown[] = any[], R = any>(options: CachePutOptions<A, R> = {}): TypedMethodDecorator<A, R> {
   const decorate = createAdvisedDecorator(CachePutAdvisor, options as CachePutOptions);
   return (target, propertyKey, descriptor) => {
     decorate(target, propertyKey, descriptor as TypedPropertyDescriptor<unknown>);

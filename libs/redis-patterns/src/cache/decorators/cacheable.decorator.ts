@@ -1,4 +1,5 @@
 import { createAdvisedDecorator } from '../../core/advice/create-advised-decorator';
+import type { CacheCodec } from '../serialization/cache-codec';
 import { CacheableAdvisor } from '../advisors/cacheable.advisor';
 import type { KeySource, TagsSource } from '../advisors/compile-sources';
 
@@ -10,14 +11,20 @@ export interface CacheableOptions<A extends unknown[] = any[], R = any> {
    * and include the user or tenant on per-user routes).
    */
   key?: KeySource<A>;
-  /** Fresh TTL in seconds (default `cache.defaultTtl`); jitter may shorten it. */
-  ttl?: number;
+  /**
+   * Fresh TTL in seconds (default `cache.defaultTtl`), or a function of the result and the arguments returning it
+   * (e.g. `(user) => (user.active ? 3600 : 60)`); jitter may shorten it. A function answering anything but a number of
+   * seconds > 0 leaves that result unstored, with a warning.
+   */
+  ttl?: number | ((result: R, ...args: A) => number);
   /** Tags for `invalidateTags` / `@CacheEvict({ tags })`: a list, or a function of the arguments. */
   tags?: TagsSource<A>;
   /** Evaluated before the call: when false the method runs without the cache. */
   condition?: (...args: A) => boolean;
   /** Evaluated after a load, with the result: when true the result is returned but not stored. */
   unless?: (result: R, ...args: A) => boolean;
+  /** How the result is encoded (default: the module's `cache.codec`); see `CacheCodec`. */
+  codec?: CacheCodec;
   /** Stale-while-revalidate window in seconds (see `WrapOptions.staleTtl`). */
   staleTtl?: number;
   /** Probabilistic early refresh (XFetch): `true` or a β. */

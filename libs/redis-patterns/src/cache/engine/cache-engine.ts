@@ -4,15 +4,17 @@ import { withDeadline } from '../../core/time/with-deadline';
 import { libraryTracer } from '../../core/telemetry/tracing';
 import { CacheValueTooLargeError } from '../cache-value-too-large.error';
 import type { CacheSettings } from '../cache.options';
-import { decodeEntry, encodeEntry } from '../serialization/entry-envelope';
+import { type CacheCodec, CodecRegistry } from '../serialization/cache-codec';
+import { type DecodedEntry, decodeEntry, encodeEntry, type EntryReader } from '../serialization/entry-envelope';
 import { type Fetched, type FoundEntry, found, NOTHING, type StorePredicate } from './cache-entry';
 
 export type { CacheStatus, Fetched, FoundEntry, StorePredicate } from './cache-entry';
 import type { CacheHealth } from './cache-health';
 import type { CacheStore } from '../cache.store';
-import { type EntryPolicy, jitteredTtlMs } from './entry-policy';
+import { type EntryPolicy, freshTtlMs, jitteredTtlMs } from './entry-policy';
 import { SingleFlight } from './single-flight';
 import { NEAR_MISS, type NearCache } from '../near/near-cache';
+import { isThenable } from '../../core/promises/is-thenable';
 
 // A tag set outlives its members by at most this much: registration happens just before the entry's write.
 const TAG_TTL_MARGIN_MS = 1000;
@@ -32,6 +34,8 @@ export class CacheEngine {
   /** The in-process L1, used by calls whose policy has `near` (see CacheService.nearPolicy). */
   near?: NearCache;
   private readonly maxRawLength: number;
+  /** The codecs entries may have been written with (see CacheCodec), and the expansion limit of compressed ones. */
+  private readonly reader: EntryReader;
   /** Loaders run in a span when tracing is live and the caller is traced; hits never reach the tracer. */
   private readonly tracer = libraryTracer();
 
@@ -41,7 +45,8 @@ export class CacheEngine {
     readonly settings: CacheSettings,
   ) {
     // A JS string's length never exceeds its UTF-8 size: anything longer than the cap (+ header) is not ours.
-    this.maxRawLength = settings.maxValueBytes + 64;
+    this.maxRawLength = settings.maxValueBytes + 128;
+    this.reader = { codecs: new CodecRegistry([settings.codec, ...settings.codecs]), maxDecodedBytes: 16 * settings.maxValueBytes };
   }
 
   /**
@@ -68,8 +73,20 @@ export class CacheEngine {
    */
   interpret(entry: string, raw: string, pttl?: number): FoundEntry | undefined | Promise<FoundEntry | undefined> {
     if (raw.length > this.maxRawLength) return undefined;
-    const decoded = decodeEntry(raw);
+    const decoded = decodeEntry(raw, this.reader);
     if (!decoded) return undefined;
+    // A compressed entry decodes off the event loop.
+    if (isThenable<DecodedEntry | undefined>(decoded))
+      return Promise.resolve(decoded).then((done) => (done ? this.fresh(entry, done, pttl) : undefined));
+    return this.fresh(entry, decoded, pttl);
+  }
+
+  /** Makes entries written with `codec` readable here (a decorator's or a call's own codec). */
+  registerCodec(codec: CacheCodec): void {
+    this.reader.codecs.register(codec);
+  }
+
+  private fresh(entry: string, decoded: DecodedEntry, pttl: number | undefined): FoundEntry | Promise<FoundEntry | undefined> {
     if (decoded.staleMs > 0 && pttl === undefined) {
       return this.store.pttl(entry).then((ttl) => found(decoded, ttl), this.readFailed);
     }
@@ -121,8 +138,12 @@ export class CacheEngine {
     opts: { strict: boolean; deltaMs?: number; epochs?: number[]; token?: string },
   ): Promise<boolean> {
     let payload: string;
+    let px: number;
     try {
-      payload = encodeEntry(value, policy.staleMs, opts.deltaMs ?? 0);
+      px = jitteredTtlMs(freshTtlMs(policy, value), policy.jitter) + policy.staleMs;
+      const codec = policy.codec ?? this.settings.codec;
+      if (policy.codec) this.registerCodec(codec);
+      payload = await encodeEntry(value, policy.staleMs, opts.deltaMs ?? 0, { codec, compression: this.settings.compression });
       // UTF-8 needs at most 3 bytes per UTF-16 unit: short strings skip the byte count.
       const bytes = payload.length * 3 <= this.settings.maxValueBytes ? payload.length : Buffer.byteLength(payload);
       if (bytes > this.settings.maxValueBytes) throw new CacheValueTooLargeError(bytes, this.settings.maxValueBytes);
@@ -137,7 +158,6 @@ export class CacheEngine {
       if (opts.token) void this.release(entry, opts.token);
       return false;
     }
-    const px = jitteredTtlMs(policy) + policy.staleMs;
     try {
       let written: boolean;
       if (policy.tags.length === 0) {

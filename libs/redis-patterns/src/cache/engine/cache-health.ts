@@ -76,6 +76,11 @@ export class CacheHealth {
     this.lastFailureAt = 0;
   }
 
+  /** Stops reporting metrics (the application is closing). */
+  close(): void {
+    this.metrics.close();
+  }
+
   /** Counts how a read was answered, in `stats()` and the requests metric. */
   answered(result: Exclude<CacheResult, 'error'>): void {
     if (result === 'miss') this.stats.misses++;

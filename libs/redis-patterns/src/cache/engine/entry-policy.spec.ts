@@ -1,16 +1,25 @@
 import { InvalidArgumentError } from '../../errors/invalid-argument.error';
-import { buildPolicy, jitteredTtlMs } from './entry-policy';
+import { buildPolicy, freshTtlMs, jitteredTtlMs } from './entry-policy';
 
 const defaults = { ttlMs: 60_000, jitter: 0.1 };
 
 describe('entry policy', () => {
   it('jitter only shortens a TTL, by at most the configured fraction', () => {
     const policy = buildPolicy({ ttl: 10 }, defaults);
-    const ttls = Array.from({ length: 2000 }, () => jitteredTtlMs(policy));
+    const ttls = Array.from({ length: 2000 }, () => jitteredTtlMs(policy.ttlMs, policy.jitter));
     expect(Math.max(...ttls)).toBeLessThanOrEqual(10_000);
     expect(Math.min(...ttls)).toBeGreaterThanOrEqual(9_000);
     expect(new Set(ttls).size).toBeGreaterThan(100);
-    expect(jitteredTtlMs(buildPolicy({ ttl: 10 }, { ttlMs: 1, jitter: 0 }))).toBe(10_000);
+    expect(jitteredTtlMs(buildPolicy({ ttl: 10 }, { ttlMs: 1, jitter: 0 }).ttlMs, 0)).toBe(10_000);
+  });
+
+  it('takes the TTL of a write from a function of the value, validated per value', () => {
+    const policy = buildPolicy({ ttl: (value: unknown[]) => (value.length === 0 ? 5 : 300) }, defaults);
+    expect(freshTtlMs(policy, [])).toBe(5_000);
+    expect(freshTtlMs(policy, [1])).toBe(300_000);
+    const bad = buildPolicy({ ttl: () => -1 }, defaults);
+    expect(() => freshTtlMs(bad, 'x')).toThrow(/ttl\(value\)/);
+    expect(freshTtlMs(buildPolicy({ ttl: 2 }, defaults), 'x')).toBe(2_000);
   });
 
   it('names the bad field', () => {

@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from '../../errors/invalid-argument.error';
 import { MAX_TTL_SECONDS } from '../cache.options';
+import { type CacheCodec, codecProblem } from '../serialization/cache-codec';
 
 /** How one write is stored and refreshed; built once per call (service) or once per method (decorators). */
 export interface EntryPolicy {
@@ -14,14 +15,24 @@ export interface EntryPolicy {
   readonly tags: readonly string[];
   /** Read through the in-process near cache (L1) when it is configured. */
   readonly near?: boolean;
+  /** The fresh TTL in seconds computed from the value being written (replaces `ttlMs` for that write). */
+  readonly ttlOf?: (value: unknown) => unknown;
+  /** The codec of this entry (default: the module's `cache.codec`). */
+  readonly codec?: CacheCodec;
 }
 
 /** Per-call options shared by `set`, `wrap` and the decorators. TTLs in seconds. */
 export interface EntryOptions {
-  /** Fresh TTL in seconds (default `cache.defaultTtl`). Jitter may shorten it, never lengthen it. */
-  ttl?: number;
+  /**
+   * Fresh TTL in seconds (default `cache.defaultTtl`), or a function of the value being stored returning it (e.g.
+   * shorter for empty results). Jitter may shorten it, never lengthen it. A function returning anything but a number
+   * of seconds > 0 skips that write with a warning (`set` rejects instead).
+   */
+  ttl?: number | ((value: any) => number);
   /** Tags to invalidate this entry by (`invalidateTags`). */
   tags?: readonly string[];
+  /** How this entry's value is encoded (default: the module's `cache.codec`); see {@link CacheCodec}. */
+  codec?: CacheCodec;
 }
 
 /** Options of `wrap` (and `@Cacheable`): cache-aside with stampede control. */
@@ -48,7 +59,8 @@ export function buildPolicy(
 ): EntryPolicy {
   if (options === undefined) return { ttlMs: defaults.ttlMs, jitter: defaults.jitter, staleMs: 0, beta: 0, tags: [], near: defaults.near };
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError(argument, 'expected an object');
-  const ttlMs = options.ttl === undefined ? defaults.ttlMs : seconds(options.ttl, `${argument}.ttl`, false);
+  const ttlOf = typeof options.ttl === 'function' ? (options.ttl as (value: unknown) => unknown) : undefined;
+  const ttlMs = options.ttl === undefined || ttlOf ? defaults.ttlMs : seconds(options.ttl, `${argument}.ttl`, false);
   const staleMs = options.staleTtl === undefined ? 0 : seconds(options.staleTtl, `${argument}.staleTtl`, true);
   let beta = 0;
   if (options.earlyRefresh === true) beta = 1;
@@ -59,7 +71,19 @@ export function buildPolicy(
   if (options.nearCache !== undefined && typeof options.nearCache !== 'boolean')
     throw new InvalidArgumentError(`${argument}.nearCache`, 'expected true or false');
   const near = options.nearCache ?? defaults.near;
-  return { ttlMs, jitter: defaults.jitter, staleMs, beta, tags: checkTags(options.tags, `${argument}.tags`), near };
+  let policy: EntryPolicy = { ttlMs, jitter: defaults.jitter, staleMs, beta, tags: checkTags(options.tags, `${argument}.tags`), near };
+  if (ttlOf) policy = { ...policy, ttlOf };
+  if (options.codec !== undefined) {
+    const problem = codecProblem(options.codec);
+    if (problem) throw new InvalidArgumentError(`${argument}.codec`, `expected ${problem}`);
+    policy = { ...policy, codec: options.codec };
+  }
+  return policy;
+}
+
+/** The fresh TTL of one write, ms: the policy's, or what its TTL function answers for `value` (validated). */
+export function freshTtlMs(policy: EntryPolicy, value: unknown): number {
+  return policy.ttlOf ? seconds(policy.ttlOf(value), 'ttl(value)', false) : policy.ttlMs;
 }
 
 /** Checks a list of tags: non-empty strings. */
@@ -87,7 +111,7 @@ function seconds(value: unknown, argument: string, zeroAllowed: boolean): number
 }
 
 /** The TTL actually written: jitter cuts up to `jitter` of the fresh TTL, never adds (a TTL is an upper bound). */
-export function jitteredTtlMs(policy: EntryPolicy): number {
-  if (policy.jitter === 0) return policy.ttlMs;
-  return Math.max(1, policy.ttlMs - Math.floor(Math.random() * policy.jitter * policy.ttlMs));
+export function jitteredTtlMs(ttlMs: number, jitter: number): number {
+  if (jitter === 0) return ttlMs;
+  return Math.max(1, ttlMs - Math.floor(Math.random() * jitter * ttlMs));
 }

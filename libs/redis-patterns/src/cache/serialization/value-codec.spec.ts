@@ -1,8 +1,13 @@
 import { CacheSerializationError } from '../cache-serialization.error';
-import { decodeEntry, encodeEntry } from './entry-envelope';
+import { CodecRegistry, JSON_CACHE_CODEC } from './cache-codec';
+import { type DecodedEntry, decodeEntry, encodeEntry } from './entry-envelope';
 import { decodeValue, encodeValue } from './value-codec';
 
-const roundTrip = (value: unknown) => decodeEntry(encodeEntry(value, 0, 0))!.value;
+const JSON_ONLY = { codec: JSON_CACHE_CODEC };
+const reader = { codecs: new CodecRegistry(), maxDecodedBytes: 1 << 20 };
+const encode = (value: unknown, staleMs = 0, deltaMs = 0) => encodeEntry(value, staleMs, deltaMs, JSON_ONLY) as string;
+const decode = (raw: string) => decodeEntry(raw, reader) as DecodedEntry | undefined;
+const roundTrip = (value: unknown) => decode(encode(value))!.value;
 
 describe('cache value codec', () => {
   it('round-trips JSON values, including falsy ones', () => {
@@ -59,13 +64,13 @@ describe('cache value codec', () => {
   });
 
   it('treats foreign or corrupt data as a miss', () => {
-    expect(decodeEntry('{"a":1}')).toBeUndefined();
-    expect(decodeEntry('1::0:0:{bad json')).toBeUndefined();
-    expect(decodeEntry('1:x')).toBeUndefined();
+    expect(decode('{"a":1}')).toBeUndefined();
+    expect(decode('1::0:0:{bad json')).toBeUndefined();
+    expect(decode('1:x')).toBeUndefined();
   });
 
   it('keeps the stale window and loader duration in the header', () => {
-    expect(decodeEntry(encodeEntry({ a: 1 }, 1500, 42))).toEqual({ value: { a: 1 }, staleMs: 1500, deltaMs: 42 });
+    expect(decode(encode({ a: 1 }, 1500, 42))).toEqual({ value: { a: 1 }, staleMs: 1500, deltaMs: 42 });
   });
 });
 

@@ -24,9 +24,18 @@ export interface LibraryMeter {
    * A counter whose totals the library keeps itself and reports at collection time: for the hottest paths, where
    * even the SDK's per-call attribute handling would cost a measurable share of a call.
    */
-  observableCounter(name: string, description: string, unit: string, totals: ObserveTotals): void;
+  observableCounter(name: string, description: string, unit: string, totals: ObserveTotals): Observation;
   /** A gauge read when a reader collects; `read` may be asynchronous (it is awaited by the collection). */
-  observableGauge(name: string, description: string, unit: string, read: (observe: Observe) => Promise<void>): void;
+  observableGauge(name: string, description: string, unit: string, read: (observe: Observe) => Promise<void>): Observation;
+}
+
+/**
+ * A callback registered with an observable instrument. `remove()` it when the application closes: the SDK keeps
+ * callbacks for the life of its MeterProvider, so a closed application would go on reporting its frozen totals
+ * (and stay reachable) in every later collection.
+ */
+export interface Observation {
+  remove(): void;
 }
 
 /** Reports one value of an observable instrument. */
@@ -42,8 +51,11 @@ interface OtelMeter {
   createObservableGauge(name: string, options: { description: string; unit: string }): OtelObservable;
 }
 
+type OtelCallback = (result: { observe(value: number, attributes: MetricAttributes): void }) => void | Promise<void>;
+
 interface OtelObservable {
-  addCallback(callback: (result: { observe(value: number, attributes: MetricAttributes): void }) => void | Promise<void>): void;
+  addCallback(callback: OtelCallback): void;
+  removeCallback(callback: OtelCallback): void;
 }
 
 interface OtelApi {
@@ -62,12 +74,19 @@ export const DURATION_BUCKETS_SECONDS: readonly number[] = [
 /** The instrumentation scope of every metric the library records. */
 export const METER_NAME = 'nestjs-redis-patterns';
 
+const NOTHING_OBSERVED: Observation = Object.freeze({ remove: () => undefined });
+
 const NOOP: LibraryMeter = {
   counter: () => ({ add: () => undefined }),
   histogram: () => ({ record: () => undefined }),
-  observableCounter: () => undefined,
-  observableGauge: () => undefined,
+  observableCounter: () => NOTHING_OBSERVED,
+  observableGauge: () => NOTHING_OBSERVED,
 };
+
+function observe(instrument: OtelObservable, callback: OtelCallback): Observation {
+  instrument.addCallback(callback);
+  return { remove: () => instrument.removeCallback(callback) };
+}
 
 /**
  * The library's meter, from the global MeterProvider of `@opentelemetry/api` at the time of the call. The API is an
@@ -88,13 +107,13 @@ export function libraryMeter(): LibraryMeter {
         ...(unit === 's' ? { advice: { explicitBucketBoundaries: [...DURATION_BUCKETS_SECONDS] } } : {}),
       }),
     observableGauge: (name, description, unit, read) =>
-      meter
-        .createObservableGauge(name, { description, unit })
-        .addCallback((result) => read((value, attributes) => result.observe(value, attributes))),
+      observe(meter.createObservableGauge(name, { description, unit }), (result) =>
+        read((value, attributes) => result.observe(value, attributes)),
+      ),
     observableCounter: (name, description, unit, totals) =>
-      meter
-        .createObservableCounter(name, { description, unit })
-        .addCallback((result) => totals((value, attributes) => result.observe(value, attributes))),
+      observe(meter.createObservableCounter(name, { description, unit }), (result) =>
+        totals((value, attributes) => result.observe(value, attributes)),
+      ),
   };
 }
 
