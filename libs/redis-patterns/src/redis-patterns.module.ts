@@ -20,6 +20,9 @@ import {
   RedisPatternsConfigurableModule,
 } from './redis-patterns.module-definition';
 import { STRUCTURES_PROVIDERS } from './structures/structures.providers';
+import { SEMAPHORE_PROVIDERS } from './semaphore/semaphore.providers';
+import { LEADER_ELECTION_PROVIDERS } from './leader-election/leader-election.providers';
+import { IDEMPOTENCY_PROVIDERS } from './idempotency/idempotency.providers';
 
 const CORE_PROVIDERS: Provider[] = [
   { provide: RESOLVED_OPTIONS, useFactory: resolveOptions, inject: [REDIS_PATTERNS_OPTIONS] },
@@ -43,6 +46,9 @@ const PATTERN_PROVIDERS: Provider[] = [
   ...CACHE_PROVIDERS,
   ...RATE_LIMIT_PROVIDERS,
   ...LOCK_PROVIDERS,
+  ...SEMAPHORE_PROVIDERS,
+  ...LEADER_ELECTION_PROVIDERS,
+  ...IDEMPOTENCY_PROVIDERS,
   ...MESSAGING_PROVIDERS,
   ...STRUCTURES_PROVIDERS,
   ...HEALTH_PROVIDERS,

@@ -1,5 +1,6 @@
 import { validateCacheOptions, type CacheOptions } from './cache/cache.options';
 import { validateLockOptions, type LockOptions } from './lock/lock.options';
+import { validateIdempotencyOptions, type IdempotencyOptions } from './idempotency/idempotency.options';
 import { validatePubSubOptions, type PubSubOptions } from './messaging/pubsub.options';
 import { validateStreamsOptions, type StreamsOptions } from './messaging/streams.options';
 import { validateRateLimitOptions, type RateLimitOptions } from './rate-limit/rate-limit.options';
@@ -22,6 +23,7 @@ export interface PatternSections {
   leaderboard?: LeaderboardOptions;
   uniqueCounter?: UniqueCounterOptions;
   cappedList?: CappedListOptions;
+  idempotency?: IdempotencyOptions;
 }
 
 /** The validator of every section, keyed by the section's option name. Each pattern owns its validator. */
@@ -35,6 +37,7 @@ export const PATTERN_SECTION_VALIDATORS: { readonly [K in keyof Required<Pattern
   leaderboard: validateLeaderboardOptions,
   uniqueCounter: validateUniqueCounterOptions,
   cappedList: validateCappedListOptions,
+  idempotency: validateIdempotencyOptions,
 };
 
 /**

@@ -1,0 +1,4 @@
+import type { Provider } from '@nestjs/common';
+
+/** The providers (services, advisors, guards) of this pattern; the module provides and exports them all. */
+export const IDEMPOTENCY_PROVIDERS: Provider[] = [];

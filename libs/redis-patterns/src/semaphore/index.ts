@@ -1,0 +1,2 @@
+// Public surface of this pattern: explicit named exports (`export type` for interfaces).
+export {};
