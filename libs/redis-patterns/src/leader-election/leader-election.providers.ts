@@ -1,4 +1,17 @@
 import type { Provider } from '@nestjs/common';
+import { RedisConnections } from '../core/connections/redis-connections';
+import { LOCK_SETTINGS, type LockSettings } from '../lock/lock.options';
+import { LeaderElection } from './leader-election.service';
+import { createLeaseStore, LEASE_STORE } from './lease.store';
+import { RunOnLeaderAdvisor } from './run-on-leader.advisor';
 
 /** The providers (services, advisors, guards) of this pattern; the module provides and exports them all. */
-export const LEADER_ELECTION_PROVIDERS: Provider[] = [];
+export const LEADER_ELECTION_PROVIDERS: Provider[] = [
+  {
+    provide: LEASE_STORE,
+    useFactory: (settings: LockSettings, connections: RedisConnections) => createLeaseStore(settings, connections),
+    inject: [LOCK_SETTINGS, RedisConnections],
+  },
+  LeaderElection,
+  RunOnLeaderAdvisor,
+];

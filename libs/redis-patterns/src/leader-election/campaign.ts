@@ -1,0 +1,167 @@
+import { performance } from 'node:perf_hooks';
+import type { LoggerService } from '@nestjs/common';
+import type { ThrottledLog } from '../core/logging/throttled-log';
+import { AutoExtender } from '../lock/auto-extender';
+import { Lock, type LockContext } from '../lock/lock';
+import type { LockKeys } from '../lock/lock-keys';
+import type { LockStore } from '../lock/lock.store';
+import type { TokenSource } from '../lock/token-source';
+import type { CampaignSettings } from './campaign.options';
+import { LeaderTerm } from './leader-term';
+import { LeaderTermEndedError, type TermEndReason } from './leader-term-ended.error';
+
+/** A change of this instance's leadership of a role: a term gained, or a term ended and why. */
+export type LeadershipChange =
+  | { readonly type: 'gained'; readonly role: string; readonly term: LeaderTerm }
+  | { readonly type: 'ended'; readonly role: string; readonly term: LeaderTerm; readonly reason: TermEndReason };
+
+/** What a campaign needs from the service that runs it. */
+export interface CampaignContext {
+  readonly store: LockStore;
+  readonly tokens: TokenSource;
+  /** The part of a lease not trusted because of clock drift, in ms (the lock's `driftFactor`). */
+  driftMs(leaseMs: number): number;
+  readonly logger: LoggerService;
+  /** Where "Redis could not be reached" goes: once, then at most every 10 s. */
+  readonly outage: ThrottledLog;
+  changed(change: LeadershipChange): void;
+}
+
+/**
+ * The campaign of one role in this instance. A follower tries to take the lease (the lock's acquire script: SET NX
+ * PX with an owner token, and the fencing token, in one round trip) every `renewEveryMs`; the winner renews it
+ * every `renewEveryMs` with the lock's AutoExtender (compare-and-PEXPIRE). The term ends when a renewal finds the
+ * lease gone or someone else's, or — fail closed — when the lease's validity, measured on a monotonic clock from
+ * the send time of the last successful renewal minus a drift margin, runs out without another: that is before
+ * Redis can expire the key and let a follower in. A crashed or frozen leader's lease expires in Redis at most
+ * `leaseMs` after its last renewal, and a follower retries within `renewEveryMs` of that.
+ */
+export class Campaign {
+  private term?: { readonly term: LeaderTerm; readonly lease: Lock; readonly extender: AutoExtender };
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+  private inFlight?: Promise<void>;
+  /** Leases a store answer said are no longer ours (release, or a renewal refused): their loss is `lost`. */
+  private readonly gone = new WeakSet<Lock>();
+  private readonly lockContext: LockContext;
+
+  constructor(
+    readonly role: string,
+    readonly settings: CampaignSettings,
+    private readonly keys: LockKeys,
+    private readonly context: CampaignContext,
+  ) {
+    this.lockContext = {
+      store: context.store,
+      driftMs: (ttlMs) => context.driftMs(ttlMs),
+      forget: (lease) => this.gone.add(lease),
+      extended: () => undefined,
+    };
+  }
+
+  /** Starts campaigning: the first attempt at once; resolves when it is decided (won, lost or failed). */
+  start(): Promise<void> {
+    return this.attempt();
+  }
+
+  /** Resolves when the attempt in flight (if any) is decided. */
+  settled(): Promise<void> {
+    return this.inFlight ?? Promise.resolve();
+  }
+
+  /** The current term, if this instance leads the role now. */
+  get currentTerm(): LeaderTerm | undefined {
+    const term = this.term?.term;
+    return term?.isActive ? term : undefined;
+  }
+
+  get isLeader(): boolean {
+    return this.currentTerm !== undefined;
+  }
+
+  /** Stops campaigning: no more attempts; a term in progress ends with `reason` and its lease is given back. */
+  async stop(reason: 'resigned' | 'shutdown'): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    // An attempt in flight may still win the lease: wait for it, so it is given back below and not left to its TTL.
+    await this.inFlight;
+    if (this.term) await this.end(this.term.term, reason);
+  }
+
+  private attempt(): Promise<void> {
+    const attempt = this.takeLease().finally(() => {
+      if (this.inFlight === attempt) this.inFlight = undefined;
+    });
+    this.inFlight = attempt;
+    return attempt;
+  }
+
+  private async takeLease(): Promise<void> {
+    const { leaseMs, renewEveryMs } = this.settings;
+    const token = this.context.tokens.take();
+    // Validity counts from before the send: the lease can only have started later in Redis, never earlier.
+    const startedAt = performance.now();
+    let result;
+    try {
+      result = await this.context.store.attempt(this.keys, token, leaseMs);
+    } catch (error) {
+      // Fail closed: no answer means follower. The store cleans up a lease the timed-out request may still take.
+      this.context.outage.warn(
+        `Leader election for "${this.role}": Redis did not answer (${(error as Error).message}); this instance stays a follower and retries every ${renewEveryMs} ms.`,
+      );
+      return this.schedule();
+    }
+    if (!result.acquired) return this.schedule();
+    const lease = new Lock(this.role, token, result.fencingToken, this.keys, leaseMs, startedAt, this.lockContext);
+    if (this.stopped || !lease.isHeld) {
+      // Stopped meanwhile, or the reply came after the lease's validity: it may already be someone else's turn.
+      await this.giveBack(lease);
+      return this.schedule();
+    }
+    this.begin(lease);
+  }
+
+  private begin(lease: Lock): void {
+    const term = new LeaderTerm(this.role, lease, (lapsed) => void this.end(lapsed, 'expired'));
+    // Renew at least twice per validity, even when a large lock.driftFactor eats into the lease.
+    const intervalMs = Math.min(this.settings.renewEveryMs, Math.max(1, Math.floor(lease.remainingMs / 2)));
+    const extender = new AutoExtender(
+      lease,
+      this.settings.leaseMs,
+      intervalMs,
+      (error) => void this.end(term, this.gone.has(lease) ? 'lost' : 'expired', error),
+      this.context.logger,
+    );
+    this.term = { term, lease, extender };
+    extender.start();
+    this.context.changed({ type: 'gained', role: this.role, term });
+  }
+
+  /** Ends `term` (once): aborts its signal, tells the service, gives the lease back, and goes on campaigning. */
+  private async end(term: LeaderTerm, reason: TermEndReason, cause?: unknown): Promise<void> {
+    const current = this.term;
+    if (current?.term !== term) return;
+    this.term = undefined;
+    current.extender.stop();
+    term.end(new LeaderTermEndedError(this.role, reason, { cause }));
+    this.context.changed({ type: 'ended', role: this.role, term, reason });
+    // Compare-and-delete: it removes the lease only if it is still ours (a step-down on a slow renewal, a shutdown),
+    // so followers take over at their next attempt instead of waiting out the lease.
+    await this.giveBack(current.lease);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.attempt(), this.settings.renewEveryMs);
+  }
+
+  private async giveBack(lease: Lock): Promise<void> {
+    try {
+      await lease.release();
+    } catch (error) {
+      this.context.logger.debug?.(`Could not give back the lease of "${this.role}" (it expires with its TTL): ${(error as Error).message}`);
+    }
+  }
+}

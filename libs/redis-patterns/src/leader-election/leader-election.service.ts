@@ -1,0 +1,195 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type LoggerService,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import type { Observable } from 'rxjs';
+import { KeyBuilder } from '../core/keys/key-builder';
+import { ThrottledLog } from '../core/logging/throttled-log';
+import { invalid } from '../core/options/option-checks';
+import { withDeadline } from '../core/time/with-deadline';
+import { InvalidArgumentError } from '../errors/invalid-argument.error';
+import { LOCK_SETTINGS, type LockSettings } from '../lock/lock.options';
+import type { LockStore } from '../lock/lock.store';
+import { TokenSource } from '../lock/token-source';
+import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
+import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
+import { Campaign, type CampaignContext, type LeadershipChange } from './campaign';
+import {
+  type CampaignOptions,
+  type CampaignSettings,
+  checkCampaignArguments,
+  describeSettings,
+  sameSettings,
+  stepDownMarginMs,
+} from './campaign.options';
+import { LeaderElectionTracing } from './leader-election.tracing';
+import { LeadershipRecorder } from './leadership-recorder';
+import type { LeaderTerm } from './leader-term';
+import { LEASE_STORE } from './lease.store';
+import { leaseKeys } from './lease-keys';
+
+/** The term a `@RunOnLeader` method runs under, per async context. */
+const runningTerm = new AsyncLocalStorage<LeaderTerm>();
+
+/** Owner tokens of every lease of the process (the lock's pool of crypto-random bytes). */
+const tokens = new TokenSource();
+
+/**
+ * Leader election per role (a job, a singleton task): the instances that campaign for a role compete for a lease —
+ * a lock with an owner token, TTL = `leaseMs` and a fencing token per term — and the one that holds it is the
+ * role's leader until it fails to renew it, resigns or shuts down. It fails closed: an instance that cannot renew
+ * stops being leader before its lease can expire in Redis. In memory mode (`memory://`) every application is the
+ * leader of every role it campaigns for.
+ *
+ * @example
+ * await election.campaign('reports', { leaseMs: 10_000 });
+ * const term = election.currentTerm('reports');
+ * if (term) await reports.publish({ fencingToken: term.fencingToken, signal: term.signal });
+ */
+@Injectable()
+export class LeaderElection implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly campaigns = new Map<string, Campaign>();
+  /** Roles of `@RunOnLeader` methods, with their settings and the first method that declared each. */
+  private readonly declared = new Map<string, { settings: CampaignSettings; by: string }>();
+  private readonly running = new Set<Promise<unknown>>();
+  private bootstrapped = false;
+  private closing = false;
+  private readonly logger: LoggerService;
+  private readonly context: CampaignContext;
+  /** Every role this instance campaigned for: the gauge reports a resigned one as 0 rather than its last value. */
+  private readonly roles = new Set<string>();
+  private readonly recorder: LeadershipRecorder;
+  private readonly tracing = new LeaderElectionTracing();
+
+  constructor(
+    @Inject(RESOLVED_OPTIONS) private readonly options: ResolvedRedisPatternsOptions,
+    private readonly keys: KeyBuilder,
+    @Inject(LOCK_SETTINGS) lockSettings: LockSettings,
+    @Inject(LEASE_STORE) store: LockStore,
+  ) {
+    this.logger = options.logger ?? new Logger('RedisPatterns:LeaderElection');
+    this.recorder = new LeadershipRecorder(this.logger, () => [...this.roles].map((role) => [role, this.isLeader(role)]));
+    this.context = {
+      store,
+      tokens,
+      driftMs: (leaseMs) => stepDownMarginMs(leaseMs, lockSettings.driftFactor),
+      logger: this.logger,
+      outage: new ThrottledLog(this.logger),
+      changed: (change) => this.recorder.record(change),
+    };
+  }
+
+  /**
+   * Starts campaigning for `role` in the background (or joins the campaign already running) and resolves after
+   * the first attempt: true when this instance leads the role now. Followers retry every `renewEveryMs`; a Redis
+   * that does not answer leaves this instance a follower (never "probably leader").
+   *
+   * @throws InvalidArgumentError naming `role` or `options.<name>`, or when the role already campaigns with other options.
+   */
+  campaign(role: string, options?: CampaignOptions): Promise<boolean> {
+    const checked = checkCampaignArguments(role, options);
+    const existing = this.campaigns.get(checked.role);
+    const agreed = existing?.settings ?? this.declared.get(checked.role)?.settings;
+    if (options !== undefined && agreed && !sameSettings(agreed, checked.settings)) {
+      throw new InvalidArgumentError('options', `role "${checked.role}" already campaigns with ${describeSettings(agreed)}`);
+    }
+    if (existing) return existing.settled().then(() => existing.isLeader);
+    if (this.closing) return Promise.resolve(false);
+    return this.start(checked.role, agreed ?? checked.settings);
+  }
+
+  /** Whether this instance leads `role` now (exact: checked against the lease's validity on a monotonic clock). */
+  isLeader(role: string): boolean {
+    return this.campaigns.get(role)?.isLeader ?? false;
+  }
+
+  /**
+   * The term this instance leads `role` in now, or undefined. Without a role: the term the running `@RunOnLeader`
+   * method was called under (it stays that term, ended or not, for the whole call).
+   */
+  currentTerm(role?: string): LeaderTerm | undefined {
+    return role === undefined ? runningTerm.getStore() : this.campaigns.get(role)?.currentTerm;
+  }
+
+  /** Terms gained and ended by this instance, for one role or all; completes when the application shuts down. */
+  changes(role?: string): Observable<LeadershipChange> {
+    return this.recorder.changes(role);
+  }
+
+  /** Stops campaigning for `role`; a term in progress ends (`resigned`) and the lease is given back at once. */
+  async resign(role: string): Promise<void> {
+    const campaign = this.campaigns.get(role);
+    if (!campaign) return;
+    this.campaigns.delete(role);
+    await campaign.stop('resigned');
+  }
+
+  /** @internal A `@RunOnLeader` method of `role` (at `path`): its campaign starts at bootstrap. */
+  declare(role: string, settings: CampaignSettings, path: string): void {
+    const agreed =
+      this.declared.get(role) ??
+      (this.campaigns.has(role) ? { settings: this.campaigns.get(role)!.settings, by: 'campaign()' } : undefined);
+    if (agreed && !sameSettings(agreed.settings, settings)) {
+      const option = agreed.settings.leaseMs !== settings.leaseMs ? 'leaseMs' : 'renewEveryMs';
+      invalid(
+        `${path}.${option}`,
+        `the same campaign options as ${agreed.by} for role "${role}" (${describeSettings(agreed.settings)})`,
+        settings[option],
+      );
+    }
+    if (agreed) return;
+    this.declared.set(role, { settings, by: path });
+    if (this.bootstrapped && !this.closing) void this.start(role, settings);
+  }
+
+  /** @internal Runs a `@RunOnLeader` method's `work` when this instance leads `role`; resolves undefined otherwise. */
+  runAsLeader(role: string, work: () => Promise<unknown>, method: string): Promise<unknown> {
+    const term = this.closing ? undefined : this.campaigns.get(role)?.currentTerm;
+    if (!term) {
+      this.recorder.ran(role, 'skipped');
+      this.logger.debug?.(`${method} skipped: this instance is not the leader of "${role}".`);
+      return Promise.resolve(undefined);
+    }
+    this.recorder.ran(role, 'ran');
+    const run = runningTerm.run(term, () => this.tracing.run(method, term, work));
+    this.running.add(run);
+    const forget = (): boolean => this.running.delete(run);
+    void run.then(forget, forget);
+    return run;
+  }
+
+  /** Starts the campaign of every `@RunOnLeader` role and waits (up to `connectTimeoutMs`) for their first attempts. */
+  async onApplicationBootstrap(): Promise<void> {
+    this.bootstrapped = true;
+    const starting = [...this.declared]
+      .filter(([role]) => !this.campaigns.has(role))
+      .map(([role, { settings }]) => this.start(role, settings));
+    if (starting.length > 0) await withDeadline(Promise.all(starting), this.options.connectTimeoutMs, () => undefined);
+  }
+
+  /**
+   * At shutdown: no new runs; running `@RunOnLeader` methods keep their term (still renewed) for up to
+   * `shutdownTimeoutMs`, since another instance would start the same job the moment the lease is free; then every
+   * campaign stops and every lease is given back, before the connections close.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    if (this.running.size > 0) await withDeadline(Promise.allSettled([...this.running]), this.options.shutdownTimeoutMs, () => undefined);
+    const campaigns = [...this.campaigns.values()];
+    this.campaigns.clear();
+    await Promise.allSettled(campaigns.map((campaign) => campaign.stop('shutdown')));
+    this.recorder.close();
+  }
+
+  private start(role: string, settings: CampaignSettings): Promise<boolean> {
+    const campaign = new Campaign(role, settings, leaseKeys(this.keys, role), this.context);
+    this.campaigns.set(role, campaign);
+    this.roles.add(role);
+    return campaign.start().then(() => campaign.isLeader);
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * Why a leader term ended:
+ * - `lost`: a renewal found the lease gone or held by another instance (this one was paused or cut off past it);
+ * - `expired`: no renewal succeeded within the lease's validity (Redis unreachable, frozen or slow, or this process
+ *   stalled): the instance stepped down before Redis could hand the lease to anyone else (fail closed);
+ * - `resigned`: `resign(role)` was called;
+ * - `shutdown`: the application is closing and gave the lease back.
+ */
+export type TermEndReason = 'lost' | 'expired' | 'resigned' | 'shutdown';
+
+const WHY: Record<TermEndReason, string> = {
+  lost: 'a renewal found the lease gone or held by another instance',
+  expired: 'no renewal succeeded within the lease, so this instance stepped down',
+  resigned: 'this instance resigned',
+  shutdown: 'the application is shutting down',
+};
+
+/** The reason of a term's AbortSignal when the term ends. The role is a configured name, never data. */
+export class LeaderTermEndedError extends Error {
+  constructor(
+    readonly role: string,
+    readonly reason: TermEndReason,
+    options?: { cause?: unknown },
+  ) {
+    super(`The leader term of "${role}" ended: ${WHY[reason]}.`, options);
+  }
+
+  override get name(): string {
+    return this.constructor.name;
+  }
+}
