@@ -48,7 +48,7 @@ export class AutoExtender {
       if (error instanceof LockLostError) return this.lose(error);
       // A transient failure (timeout, reconnect): the lock may still be ours until its validity ends; the
       // deadline timer decides, and the next tick tries again.
-      this.logger.warn?.(`Could not extend lock "${this.lock.resource}": ${(error as Error).message}`, 'LockService');
+      this.logger.warn?.(`Could not extend ${this.lock.label}: ${(error as Error).message}`, 'LockService');
     }
     this.scheduleTick();
   }
@@ -57,7 +57,7 @@ export class AutoExtender {
   private armDeadline(): void {
     clearTimeout(this.deadlineTimer);
     this.deadlineTimer = setTimeout(
-      () => this.lose(new LockLostError(this.lock.resource, 'its validity ran out before an extension succeeded')),
+      () => this.lose(this.lock.lostError('its validity ran out before an extension succeeded')),
       Math.max(0, this.lock.remainingMs),
     );
   }

@@ -1,4 +1,5 @@
-import { backoffDelayMs, LocalWaiters } from './backoff';
+import { performance } from 'node:perf_hooks';
+import { attemptUntil, backoffDelayMs, LocalWaiters } from './backoff';
 
 describe('backoffDelayMs', () => {
   it('grows exponentially from the base, stays in the upper half of the ceiling, and caps at the maximum', () => {
@@ -35,5 +36,43 @@ describe('LocalWaiters', () => {
     const all = Promise.all([waiters.sleep('a', 60_000), waiters.sleep('b', 60_000)]);
     waiters.wakeAll();
     await expect(all).resolves.toHaveLength(2);
+  });
+});
+
+describe('attemptUntil', () => {
+  const delays = { retryDelayMs: 5, maxRetryDelayMs: 20 };
+  const isLease = (outcome: string | { reason: string; retryAfterMs: number }): outcome is string => typeof outcome === 'string';
+
+  it('retries with backoff until an attempt gets the lease', async () => {
+    let attempts = 0;
+    const slept: number[] = [];
+    const outcome = await attemptUntil(
+      async () => (++attempts === 3 ? 'lease' : { reason: 'contention', retryAfterMs: 0 }),
+      isLease,
+      performance.now() + 10_000,
+      delays,
+      async (ms) => void slept.push(ms),
+    );
+    expect(outcome).toBe('lease');
+    expect(slept).toHaveLength(2);
+    for (const ms of slept) expect(ms).toBeLessThanOrEqual(20);
+  });
+
+  it('returns the last refusal once the deadline has passed, never sleeping past it nor past the holder’s TTL', async () => {
+    const slept: number[] = [];
+    const deadline = performance.now() + 50;
+    const outcome = await attemptUntil(
+      async () => ({ reason: 'contention', retryAfterMs: 3 }),
+      isLease,
+      deadline,
+      { retryDelayMs: 1000, maxRetryDelayMs: 1000 },
+      (ms) => {
+        slept.push(ms);
+        return new Promise((resolve) => setTimeout(resolve, ms));
+      },
+    );
+    expect(outcome).toEqual({ reason: 'contention', retryAfterMs: 3 });
+    expect(performance.now()).toBeGreaterThanOrEqual(deadline);
+    for (const ms of slept) expect(ms).toBeLessThanOrEqual(4);
   });
 });

@@ -2,6 +2,7 @@
 export { LockService } from './lock.service';
 export type { AcquireOptions, LockedWork, TryAcquireOptions } from './lock.service';
 export { Lock } from './lock';
+export { ReadWriteLock } from './read-write-lock';
 export { WithLock } from './with-lock.decorator';
 export type { WithLockOptions } from './with-lock.decorator';
 export type { LockOptions, RedlockOptions } from './lock.options';

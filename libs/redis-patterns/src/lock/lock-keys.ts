@@ -20,6 +20,32 @@ export function lockKeys(keys: KeyBuilder, resource: string): LockKeys {
   return { lock: group, fence: keys.member(group, FENCE_SUFFIX) };
 }
 
+/**
+ * The keys of a resource's read-write lock: in the lock's slot group, so one script may touch them all on a cluster,
+ * and sharing the mutex's fencing counter, so read, write and mutex tokens of the resource are comparable.
+ */
+export interface ReadWriteKeys {
+  /** `<group>:rw-writer`: the writer's owner token, with the write lease's TTL. */
+  readonly writer: string;
+  /** `<group>:rw-readers`: sorted set of reader tokens → lease expiry (Redis ms); TTL = the latest expiry. */
+  readonly readers: string;
+  /** `<group>:rw-waiting`: sorted set of waiting writers → expiry of their mark; TTL = the latest expiry. */
+  readonly waiting: string;
+  /** `<group>:fence`: the resource's fencing counter, the mutex's own. */
+  readonly fence: string;
+}
+
+/** The read-write lock keys of a resource (escaped as the lock's). */
+export function readWriteKeys(keys: KeyBuilder, resource: string): ReadWriteKeys {
+  const { lock: group, fence } = lockKeys(keys, resource);
+  return {
+    writer: keys.member(group, 'rw-writer'),
+    readers: keys.member(group, 'rw-readers'),
+    waiting: keys.member(group, 'rw-waiting'),
+    fence,
+  };
+}
+
 /** Rejects a resource that cannot name a lock, naming the argument. */
 export function checkResource(resource: unknown, argument = 'resource'): string {
   if (typeof resource !== 'string' || resource.length === 0) {

@@ -6,9 +6,28 @@ export type LockOutcome = 'acquired' | LockFailureReason;
 
 const OUTCOMES: readonly LockOutcome[] = ['acquired', 'contention', 'unavailable', 'replication', 'expired', 'shutdown'];
 
+/** What a {@link LockMetrics} counts: the instruments' name prefix and the words of their descriptions. */
+export interface LeaseMetricsSubject {
+  /** `redis_patterns.lock`: instruments are `<prefix>.acquisitions`, `<prefix>.wait.duration`, … */
+  readonly prefix: string;
+  /** The lease, singular and plural: `lock`, `locks`. */
+  readonly one: string;
+  readonly many: string;
+  /** The calls that acquire one, for the acquisitions' description. */
+  readonly calls: string;
+}
+
+const LOCKS: LeaseMetricsSubject = {
+  prefix: 'redis_patterns.lock',
+  one: 'lock',
+  many: 'locks',
+  calls: 'tryAcquire, acquire, using, @WithLock',
+};
+
 /**
- * The locks' metrics: acquisitions by outcome, the time callers waited, how long locks were held, extensions, and
- * losses (a lock gone while its work ran: the AbortSignal of `using()` fired).
+ * The locks' metrics (and, with another subject, the semaphores'): acquisitions by outcome, the time callers waited,
+ * how long leases were held, extensions, and losses (a lease gone while its work ran: the AbortSignal of `using()`
+ * fired).
  */
 export class LockMetrics {
   private readonly acquisitions: CounterMetric;
@@ -21,20 +40,13 @@ export class LockMetrics {
     MetricAttributes
   >;
 
-  constructor(meter = libraryMeter()) {
-    this.acquisitions = meter.counter(
-      'redis_patterns.lock.acquisitions',
-      'Lock acquisitions (tryAcquire, acquire, using, @WithLock), by outcome',
-      '{acquisition}',
-    );
-    this.wait = meter.histogram(
-      'redis_patterns.lock.wait.duration',
-      'Time from asking for a lock to getting it or giving up, by outcome',
-      's',
-    );
-    this.hold = meter.histogram('redis_patterns.lock.hold.duration', 'Time a lock was held, from acquisition to release or loss', 's');
-    this.extensions = meter.counter('redis_patterns.lock.extensions', 'Successful lock extensions (explicit or by using())', '{extension}');
-    this.losses = meter.counter('redis_patterns.lock.losses', 'Locks lost while their work ran (the AbortSignal fired)', '{loss}');
+  constructor(meter = libraryMeter(), subject: LeaseMetricsSubject = LOCKS) {
+    const { prefix, one, many, calls } = subject;
+    this.acquisitions = meter.counter(`${prefix}.acquisitions`, `${capitalized(one)} acquisitions (${calls}), by outcome`, '{acquisition}');
+    this.wait = meter.histogram(`${prefix}.wait.duration`, `Time from asking for a ${one} to getting it or giving up, by outcome`, 's');
+    this.hold = meter.histogram(`${prefix}.hold.duration`, `Time a ${one} was held, from acquisition to release or loss`, 's');
+    this.extensions = meter.counter(`${prefix}.extensions`, `Successful ${one} extensions (explicit or by using())`, '{extension}');
+    this.losses = meter.counter(`${prefix}.losses`, `${capitalized(many)} lost while their work ran (the AbortSignal fired)`, '{loss}');
   }
 
   /** Records the end of one acquisition that began at `startedAt`. */
@@ -55,4 +67,8 @@ export class LockMetrics {
   lost(): void {
     this.losses.add(1);
   }
+}
+
+function capitalized(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1);
 }

@@ -5,6 +5,7 @@ import { RedisConnections } from '../core/connections/redis-connections';
 import { LOCK_SETTINGS, type LockSettings, resolveLockSettings } from './lock.options';
 import { createLockStore, LOCK_STORE } from './lock.store';
 import { LockService } from './lock.service';
+import { READ_WRITE_STORE_PROVIDER } from './read-write-lock.store';
 import { WithLockAdvisor } from './with-lock.advisor';
 
 /** The providers (services, advisors, guards) of this pattern; the module provides and exports them all. */
@@ -19,6 +20,7 @@ export const LOCK_PROVIDERS: Provider[] = [
     useFactory: (settings: LockSettings, connections: RedisConnections) => createLockStore(settings, connections),
     inject: [LOCK_SETTINGS, RedisConnections],
   },
+  READ_WRITE_STORE_PROVIDER,
   LockService,
   WithLockAdvisor,
 ];

@@ -5,19 +5,19 @@ import { KeyBuilder } from '../core/keys/key-builder';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { InvalidOptionsError } from '../errors/invalid-options.error';
-import { LockLostError } from './lock-lost.error';
 import { type LockFailureReason, LockNotAcquiredError } from './lock-not-acquired.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
-import { AutoExtender } from './auto-extender';
-import { backoffDelayMs, LocalWaiters } from './backoff';
+import { attemptUntil, LocalWaiters, type Refusal } from './backoff';
+import { HeldLeases } from './held-leases';
 import { Lock, type LockContext } from './lock';
-import { checkMs, checkResource, type LockKeys, lockKeys } from './lock-keys';
+import { checkMs, checkResource, type LockKeys, lockKeys, readWriteKeys } from './lock-keys';
 import { LOCK_SETTINGS, type LockSettings } from './lock.options';
 import { LockMetrics } from './lock.metrics';
 import { LockTracing } from './lock.tracing';
-import { LOCK_STORE, type LockStore } from './lock.store';
+import { type LeaseSide, type LeaseStore, LOCK_STORE, type LockStore } from './lock.store';
+import { type ReadWriteHost, ReadWriteLock } from './read-write-lock';
+import { READ_WRITE_STORE, type ReadWriteStore } from './read-write-lock.store';
 import { TokenSource } from './token-source';
-import { withDeadline } from '../core/time/with-deadline';
 
 /** Options of `tryAcquire`. */
 export interface TryAcquireOptions {
@@ -34,7 +34,7 @@ export interface AcquireOptions extends TryAcquireOptions {
 /** The work of `using()`: `signal` aborts (reason: a LockLostError) as soon as the lock is known to be lost. */
 export type LockedWork<T> = (signal: AbortSignal, lock: Lock) => Promise<T> | T;
 
-type Failure = { readonly reason: LockFailureReason; readonly retryAfterMs: number };
+type Failure = Refusal<LockFailureReason>;
 
 /** The innermost lock held by the running `using()` work or `@WithLock` method, per async context. */
 const heldContext = new AsyncLocalStorage<{ readonly lock: Lock; readonly signal: AbortSignal }>();
@@ -55,31 +55,60 @@ const tokens = new TokenSource();
 @Injectable()
 export class LockService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger: LoggerService;
-  private readonly held = new Set<Lock>();
-  private readonly running = new Map<Promise<unknown>, { lock: Lock; abort: (reason: LockLostError) => void }>();
+  private readonly leases: HeldLeases;
   private readonly waiters = new LocalWaiters();
-  private readonly context: LockContext;
+  /** The mutex: SET NX PX on the resource's lock key. */
+  private readonly mutex: LeaseSide;
+  private readonly readWriteHost: ReadWriteHost;
   private closing = false;
   private readonly metrics = new LockMetrics();
   private readonly tracing = new LockTracing();
-  /** When each held lock was acquired (`performance.now()`), for the hold-duration metric. */
-  private readonly acquiredAt = new WeakMap<Lock, number>();
 
   constructor(
     @Inject(RESOLVED_OPTIONS) private readonly moduleOptions: ResolvedRedisPatternsOptions,
     private readonly keys: KeyBuilder,
     @Inject(LOCK_SETTINGS) private readonly options: LockSettings,
-    @Inject(LOCK_STORE) private readonly store: LockStore,
+    @Inject(LOCK_STORE) store: LockStore,
+    @Inject(READ_WRITE_STORE) readWriteStore: ReadWriteStore,
   ) {
     this.logger = moduleOptions.logger ?? new Logger('RedisPatterns:Lock');
+    this.leases = new HeldLeases({
+      autoExtendRatio: this.options.autoExtendRatio,
+      logger: this.logger,
+      logContext: 'LockService',
+      lost: () => this.metrics.lost(),
+      tracing: this.tracing,
+      enter: (lock, signal, work) => heldContext.run({ lock, signal }, work),
+    });
+    this.mutex = {
+      context: this.contextOf(store, (lock) => lock.keys.lock),
+      attempt: (keys, token, ttlMs) => store.attempt(keys, token, ttlMs),
+      waitKey: (keys) => keys.lock,
+    };
+    // Read and write leases of a resource wait on its fencing counter's key, so any release of the resource wakes them.
+    const wakeKey = (lock: Lock): string => lock.keys.fence;
+    this.readWriteHost = {
+      store: readWriteStore,
+      readContext: this.contextOf(readWriteStore.reads, wakeKey),
+      writeContext: this.contextOf(readWriteStore.writes, wakeKey),
+      // It must outlive the gap between two attempts of a waiting writer: a backoff sleep plus one round trip.
+      waitMarkTtlMs: 2 * this.options.maxRetryDelayMs + moduleOptions.commandTimeoutMs,
+      waiterId: () => tokens.take(),
+      tryAcquire: (resource, keys, options, side) => this.tryAcquireLease(resource, keys, this.ttlOf(options), side),
+      acquire: (resource, keys, options, side) => this.acquireLease(resource, keys, options, side),
+      run: (lease, work) => this.runHeld(lease, work),
+    };
+  }
+
+  /** The context of the leases a store extends and releases; a release wakes a local waiter of `wakeKey`. */
+  private contextOf(store: LeaseStore, wakeKey: (lock: Lock) => string): LockContext {
     const driftFactor = this.options.driftFactor;
-    this.context = {
-      store: this.store,
+    return {
+      store,
       driftMs: (ttlMs) => Math.ceil(ttlMs * driftFactor) + 2,
       forget: (lock) => {
-        this.held.delete(lock);
-        this.waiters.wakeOne(lock.keys.lock);
-        const acquiredAt = this.acquiredAt.get(lock);
+        const acquiredAt = this.leases.delete(lock);
+        this.waiters.wakeOne(wakeKey(lock));
         if (acquiredAt !== undefined) this.metrics.released(acquiredAt);
       },
       extended: () => this.metrics.extended(),
@@ -105,8 +134,12 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
    */
   async tryAcquire(resource: string, options: TryAcquireOptions = {}): Promise<Lock | null> {
     checkResource(resource);
+    return this.tryAcquireLease(resource, lockKeys(this.keys, resource), this.ttlOf(options), this.mutex);
+  }
+
+  private async tryAcquireLease(resource: string, keys: LockKeys, ttlMs: number, side: LeaseSide): Promise<Lock | null> {
     const startedAt = performance.now();
-    const outcome = await this.measured(startedAt, this.attempt(resource, lockKeys(this.keys, resource), this.ttlOf(options)));
+    const outcome = await this.measured(startedAt, this.attempt(resource, keys, ttlMs, side));
     if (outcome instanceof Lock) return outcome;
     if (outcome.reason === 'replication') throw new LockNotAcquiredError(resource, outcome.reason, outcome.retryAfterMs);
     return null;
@@ -119,26 +152,27 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
    */
   async acquire(resource: string, options: AcquireOptions = {}): Promise<Lock> {
     checkResource(resource);
+    return this.acquireLease(resource, lockKeys(this.keys, resource), options, this.mutex);
+  }
+
+  private acquireLease(resource: string, keys: LockKeys, options: AcquireOptions, side: LeaseSide): Promise<Lock> {
     const ttlMs = this.ttlOf(options);
     const waitMs = options.waitMs === undefined ? 0 : checkMs(options.waitMs, 'waitMs', 0);
     const startedAt = performance.now();
-    return this.measured(startedAt, this.acquireWithin(resource, ttlMs, startedAt + waitMs)) as Promise<Lock>;
+    return this.measured(startedAt, this.acquireWithin(resource, keys, ttlMs, startedAt + waitMs, side)) as Promise<Lock>;
   }
 
-  private async acquireWithin(resource: string, ttlMs: number, deadline: number): Promise<Lock> {
-    // The keys are built (and the resource escaped) once per call, not once per attempt.
-    const keys = lockKeys(this.keys, resource);
-    for (let attempt = 0; ; attempt++) {
-      const outcome = await this.attempt(resource, keys, ttlMs);
-      if (outcome instanceof Lock) return outcome;
-      const left = deadline - performance.now();
-      if (left <= 0) throw new LockNotAcquiredError(resource, outcome.reason, outcome.retryAfterMs);
-      const holderLeft = outcome.retryAfterMs > 0 ? outcome.retryAfterMs + 1 : Number.POSITIVE_INFINITY;
-      await this.waiters.sleep(
-        keys.lock,
-        Math.min(backoffDelayMs(attempt, this.options.retryDelayMs, this.options.maxRetryDelayMs), left, holderLeft),
-      );
-    }
+  private async acquireWithin(resource: string, keys: LockKeys, ttlMs: number, deadline: number, side: LeaseSide): Promise<Lock> {
+    const waitKey = side.waitKey(keys);
+    const outcome = await attemptUntil<Lock, Failure>(
+      () => this.attempt(resource, keys, ttlMs, side),
+      (o): o is Lock => o instanceof Lock,
+      deadline,
+      this.options,
+      (ms) => this.waiters.sleep(waitKey, ms),
+    );
+    if (outcome instanceof Lock) return outcome;
+    throw new LockNotAcquiredError(resource, outcome.reason, outcome.retryAfterMs);
   }
 
   /**
@@ -158,34 +192,28 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
    * hold span (`method`: the `Class.method` of a `@WithLock` method).
    */
   runHeld<T>(lock: Lock, work: LockedWork<T>, method?: string): Promise<T> {
-    const controller = new AbortController();
-    const span = this.tracing.live ? this.tracing.startHold(method) : undefined;
-    const intervalMs = Math.max(1, Math.floor(lock.ttlMs * this.options.autoExtendRatio));
-    const lost = (reason: LockLostError): void => {
-      if (!controller.signal.aborted) {
-        this.metrics.lost();
-        if (span) this.tracing.lost(span, reason);
-      }
-      controller.abort(reason);
-    };
-    const extender = new AutoExtender(lock, lock.ttlMs, intervalMs, lost, this.logger);
-    const held = async (): Promise<T> => {
-      extender.start();
-      try {
-        return await heldContext.run({ lock, signal: controller.signal }, () => work(controller.signal, lock));
-      } finally {
-        extender.stop();
-        await this.releaseQuietly(lock);
-      }
-    };
-    const run = span ? this.tracing.run(span, held) : held();
-    const entry = { lock, abort: (reason: LockLostError) => controller.abort(reason) };
-    this.running.set(run, entry);
-    void run.then(
-      () => this.running.delete(run),
-      () => this.running.delete(run),
-    );
-    return run;
+    return this.leases.run(lock, work, method);
+  }
+
+  /**
+   * A read-write lock on `resource`: many readers at once, or one writer. Writers are preferred: once a writer waits,
+   * new readers wait too, so a stream of readers cannot starve it. Read and write leases take their fencing tokens from
+   * the resource's counter, the one this service's mutex uses, so a write's token is comparable with the mutex's.
+   * The read-write lock and the mutex of one resource are separate locks: holding one does not exclude the other.
+   *
+   * @example
+   * const catalog = locks.readWrite('catalog');
+   * const price = await catalog.read(() => prices.get(sku), { waitMs: 1_000 });
+   * await catalog.write((signal, lease) => prices.reload({ fencingToken: lease.fencingToken, signal }), { ttlMs: 10_000, waitMs: 5_000 });
+   * @throws InvalidArgumentError when `resource` is not a non-empty string, or in Redlock mode (read-write locks run on
+   * one deployment).
+   */
+  readWrite(resource: string): ReadWriteLock {
+    checkResource(resource);
+    if (this.options.redlock) {
+      throw new InvalidArgumentError('resource', 'read-write locks run on one Redis deployment, and lock.redlock is configured');
+    }
+    return new ReadWriteLock(resource, readWriteKeys(this.keys, resource), this.readWriteHost);
   }
 
   /**
@@ -203,7 +231,7 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
 
   /** Locks this instance holds now (for diagnostics). */
   heldLocks(): readonly Lock[] {
-    return [...this.held];
+    return this.leases.list();
   }
 
   /**
@@ -213,31 +241,26 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
     this.waiters.wakeAll();
-    if (this.running.size > 0) {
-      await withDeadline(Promise.allSettled([...this.running.keys()]), this.moduleOptions.shutdownTimeoutMs, () => undefined);
-      for (const { lock, abort } of this.running.values()) abort(new LockLostError(lock.resource, 'the application is shutting down'));
-    }
-    await Promise.allSettled([...this.held].map((lock) => this.releaseQuietly(lock)));
+    await this.leases.close(this.moduleOptions.shutdownTimeoutMs);
   }
 
-  private async attempt(resource: string, keys: LockKeys, ttlMs: number): Promise<Lock | Failure> {
+  private async attempt(resource: string, keys: LockKeys, ttlMs: number, side: LeaseSide): Promise<Lock | Failure> {
     if (this.closing) throw new LockNotAcquiredError(resource, 'shutdown', 1000);
     const token = tokens.take();
     const startedAt = performance.now();
     let result;
     try {
-      result = await this.store.attempt(keys, token, ttlMs);
+      result = await side.attempt(keys, token, ttlMs);
     } catch (error) {
       // Fail closed (invariant 6): no answer means no lock, never "probably free".
       throw new LockNotAcquiredError(resource, 'unavailable', 1000, { cause: error });
     }
     if (!result.acquired) return result;
-    const lock = new Lock(resource, token, result.fencingToken, keys, ttlMs, startedAt, this.context);
-    this.acquiredAt.set(lock, startedAt);
-    this.held.add(lock);
+    const lock = new Lock(resource, token, result.fencingToken, keys, ttlMs, startedAt, side.context);
+    this.leases.add(lock, startedAt);
     if (!lock.isHeld) {
       // The reply came back after the lock's validity: it may already be someone else's. Give it back.
-      await this.releaseQuietly(lock);
+      await this.leases.releaseQuietly(lock);
       return { reason: 'expired', retryAfterMs: 0 };
     }
     return lock;
@@ -252,14 +275,6 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
     } catch (error) {
       if (error instanceof LockNotAcquiredError) this.metrics.acquisition(error.reason, startedAt);
       throw error;
-    }
-  }
-
-  private async releaseQuietly(lock: Lock): Promise<void> {
-    try {
-      await lock.release();
-    } catch (error) {
-      this.logger.warn?.(`Could not release lock "${lock.resource}" (it expires with its TTL): ${(error as Error).message}`, 'LockService');
     }
   }
 

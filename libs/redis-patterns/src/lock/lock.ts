@@ -2,11 +2,12 @@ import { performance } from 'node:perf_hooks';
 import { LockLostError } from './lock-lost.error';
 import { checkMs } from './lock-keys';
 import type { LockKeys } from './lock-keys';
-import type { LockStore } from './lock.store';
+import type { LeaseStore } from './lock.store';
 
 /** What a Lock needs from the service that issued it. */
 export interface LockContext {
-  readonly store: LockStore;
+  /** Extends and releases the lease (the lock itself, a read or write lease, a semaphore permit). */
+  readonly store: LeaseStore;
   /** The part of a TTL not trusted because of clock drift between client and server(s), in ms. */
   driftMs(ttlMs: number): number;
   /** Called once the lock is released (or known lost), so the service stops tracking it. */
@@ -74,18 +75,28 @@ export class Lock {
    */
   async extend(ttlMs: number = this.currentTtlMs): Promise<true> {
     checkMs(ttlMs, 'ttlMs', 1);
-    if (this.released) throw new LockLostError(this.resource, 'it was already released');
+    if (this.released) throw this.lostError('it was already released');
     const startedAt = performance.now();
     if (!(await this.context.store.extend(this.keys, this.token, ttlMs))) {
       this.markGone();
-      throw new LockLostError(this.resource, 'it expired or another holder took it before the extension');
+      throw this.lostError('it expired or another holder took it before the extension');
     }
     const validUntil = startedAt + ttlMs - this.context.driftMs(ttlMs);
-    if (validUntil <= performance.now()) throw new LockLostError(this.resource, 'the extension arrived after its own validity ran out');
+    if (validUntil <= performance.now()) throw this.lostError('the extension arrived after its own validity ran out');
     this.currentTtlMs = ttlMs;
     this.validUntil = validUntil;
     this.context.extended(this);
     return true;
+  }
+
+  /** @internal The error that says this lease is lost (the AbortSignal's reason, the rejection of `extend`). */
+  lostError(detail: string): LockLostError {
+    return new LockLostError(this.resource, detail);
+  }
+
+  /** @internal How log lines name this lease. */
+  get label(): string {
+    return `lock "${this.resource}"`;
   }
 
   private markGone(): void {

@@ -1,4 +1,10 @@
 import type { Provider } from '@nestjs/common';
+import { SemaphoreService } from './semaphore.service';
+import { SEMAPHORE_STORE_PROVIDER } from './semaphore.store';
+import { WithPermitAdvisor } from './with-permit.advisor';
 
-/** The providers (services, advisors, guards) of this pattern; the module provides and exports them all. */
-export const SEMAPHORE_PROVIDERS: Provider[] = [];
+/**
+ * The providers (services, advisors, guards) of this pattern; the module provides and exports them all. Semaphores
+ * have no option section: they use the `lock` section's settings (LOCK_SETTINGS, provided by the lock pattern).
+ */
+export const SEMAPHORE_PROVIDERS: Provider[] = [SEMAPHORE_STORE_PROVIDER, SemaphoreService, WithPermitAdvisor];

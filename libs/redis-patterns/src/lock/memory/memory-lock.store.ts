@@ -19,11 +19,7 @@ export class MemoryLockStore implements LockStore {
       return Promise.resolve({ acquired: false, reason: 'contention', retryAfterMs: Math.max(0, this.keyspace.pttl(keys.lock)) });
     }
     this.keyspace.set(keys.lock, token, ttlMs);
-    // As the acquire script: at least the clock in µs, and always above the last token issued for the resource.
-    const last = this.keyspace.get<number>(keys.fence) ?? 0;
-    const fencingToken = Math.max(last + 1, this.keyspace.now() * 1000);
-    this.keyspace.set(keys.fence, fencingToken, this.fenceTtlMs > 0 ? this.fenceTtlMs : Infinity);
-    return Promise.resolve({ acquired: true, fencingToken });
+    return Promise.resolve({ acquired: true, fencingToken: nextMemoryFence(this.keyspace, keys.fence, this.fenceTtlMs) });
   }
 
   extend(keys: LockKeys, token: string, ttlMs: number): Promise<boolean> {
@@ -33,4 +29,15 @@ export class MemoryLockStore implements LockStore {
   release(keys: LockKeys, token: string): Promise<boolean> {
     return Promise.resolve(this.keyspace.get(keys.lock) === token && this.keyspace.delete(keys.lock) === 1);
   }
+}
+
+/**
+ * The next fencing token of the counter at `key`, as the scripts' next_fence: at least the clock in µs, and always
+ * above the last token issued on that counter; the counter keeps `fenceTtlMs` (0: no TTL).
+ */
+export function nextMemoryFence(keyspace: MemoryKeyspace, key: string, fenceTtlMs: number): number {
+  const last = keyspace.get<number>(key) ?? 0;
+  const fencingToken = Math.max(last + 1, keyspace.now() * 1000);
+  keyspace.set(key, fencingToken, fenceTtlMs > 0 ? fenceTtlMs : Infinity);
+  return fencingToken;
 }

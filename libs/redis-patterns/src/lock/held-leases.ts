@@ -1,0 +1,109 @@
+import type { LoggerService } from '@nestjs/common';
+import { withDeadline } from '../core/time/with-deadline';
+import { AutoExtender } from './auto-extender';
+import type { Lock } from './lock';
+import type { LockLostError } from './lock-lost.error';
+import type { LockTracing } from './lock.tracing';
+
+/** What {@link HeldLeases} needs from the service that owns it. */
+export interface HeldLeasesOptions {
+  /** Leases are extended every `ttlMs × autoExtendRatio` while their work runs. */
+  readonly autoExtendRatio: number;
+  readonly logger: LoggerService;
+  /** The logger context of its warnings (`LockService`). */
+  readonly logContext: string;
+  /** Counts a lease lost while its work ran (the AbortSignal fired). */
+  lost(): void;
+  /** Hold spans, when the service traces its leases. */
+  readonly tracing?: LockTracing;
+  /** Runs the work in its lease's async context (e.g. for `LockService.current()`); default: as is. */
+  enter?<T>(lease: Lock, signal: AbortSignal, work: () => T): T;
+}
+
+/**
+ * The leases a service holds (locks, read and write leases, permits) and the work running under them: `run()`
+ * extends a lease while its work runs (AutoExtender), aborts the work's signal once the lease is known lost, and
+ * gives the lease back when the work settles; `close()` does the shutdown part, before the connections close.
+ */
+export class HeldLeases {
+  /** Held leases → when each was acquired (`performance.now()`), for the hold-duration metric. */
+  private readonly held = new Map<Lock, number>();
+  private readonly running = new Map<Promise<unknown>, { lease: Lock; abort: (reason: LockLostError) => void }>();
+
+  constructor(private readonly options: HeldLeasesOptions) {}
+
+  add(lease: Lock, acquiredAt: number): void {
+    this.held.set(lease, acquiredAt);
+  }
+
+  /** Stops tracking a lease (released or known lost); returns when it was acquired, if it was tracked. */
+  delete(lease: Lock): number | undefined {
+    const acquiredAt = this.held.get(lease);
+    this.held.delete(lease);
+    return acquiredAt;
+  }
+
+  list(): Lock[] {
+    return [...this.held.keys()];
+  }
+
+  /**
+   * Runs `work` under `lease`, already acquired: extends it every `ttlMs × autoExtendRatio`, aborts `signal` with the
+   * lease's lost error as soon as the lease is known lost (an extension finds it gone, or its validity ends without
+   * one), and gives it back when `work` settles. The result or error of `work` propagates unchanged; a failed release
+   * is logged, never thrown. Inside a trace, the work runs in a hold span (`method`: a decorated method's name).
+   */
+  run<L extends Lock, T>(lease: L, work: (signal: AbortSignal, lease: L) => Promise<T> | T, method?: string): Promise<T> {
+    const { tracing, enter } = this.options;
+    const controller = new AbortController();
+    const span = tracing?.live ? tracing.startHold(method) : undefined;
+    const intervalMs = Math.max(1, Math.floor(lease.ttlMs * this.options.autoExtendRatio));
+    const lost = (reason: LockLostError): void => {
+      if (!controller.signal.aborted) {
+        this.options.lost();
+        if (span) tracing!.lost(span, reason);
+      }
+      controller.abort(reason);
+    };
+    const extender = new AutoExtender(lease, lease.ttlMs, intervalMs, lost, this.options.logger);
+    const call = (): Promise<T> | T => work(controller.signal, lease);
+    const held = async (): Promise<T> => {
+      extender.start();
+      try {
+        return await (enter ? enter(lease, controller.signal, call) : call());
+      } finally {
+        extender.stop();
+        await this.releaseQuietly(lease);
+      }
+    };
+    const run = span ? tracing!.run(span, held) : held();
+    this.running.set(run, { lease, abort: (reason) => controller.abort(reason) });
+    const done = (): boolean => this.running.delete(run);
+    void run.then(done, done);
+    return run;
+  }
+
+  /**
+   * At shutdown: gives running work up to `timeoutMs` to finish, aborts the rest, then gives back every lease still
+   * held.
+   */
+  async close(timeoutMs: number): Promise<void> {
+    if (this.running.size > 0) {
+      await withDeadline(Promise.allSettled([...this.running.keys()]), timeoutMs, () => undefined);
+      for (const { lease, abort } of this.running.values()) abort(lease.lostError('the application is shutting down'));
+    }
+    await Promise.allSettled(this.list().map((lease) => this.releaseQuietly(lease)));
+  }
+
+  /** Gives a lease back; a failure is logged (the lease then expires with its TTL), never thrown. */
+  async releaseQuietly(lease: Lock): Promise<void> {
+    try {
+      await lease.release();
+    } catch (error) {
+      this.options.logger.warn?.(
+        `Could not release ${lease.label} (it expires with its TTL): ${(error as Error).message}`,
+        this.options.logContext,
+      );
+    }
+  }
+}

@@ -1,0 +1,25 @@
+import type { RedisExecutor } from '../core/scripts/redis-executor';
+import type { LockKeys } from './lock-keys';
+import type { LeaseStore } from './lock.store';
+import { EXTEND_SHARED_LEASE_SCRIPT } from './scripts/extend-shared-lease.script';
+import { RELEASE_SHARED_LEASE_SCRIPT } from './scripts/release-shared-lease.script';
+
+/**
+ * Extends and gives back shared leases — members of a sorted set of owner token → expiry in Redis ms (read leases,
+ * semaphore permits) — on one Redis deployment: one round trip each, owner-checked in the script.
+ */
+export class RedisSharedLeases implements LeaseStore {
+  constructor(protected readonly redis: RedisExecutor) {}
+
+  extend(keys: LockKeys, token: string, ttlMs: number): Promise<boolean> {
+    return this.redis.runBatched(EXTEND_SHARED_LEASE_SCRIPT, [keys.lock], [token, ttlMs]).then(isOne);
+  }
+
+  release(keys: LockKeys, token: string): Promise<boolean> {
+    return this.redis.runBatched(RELEASE_SHARED_LEASE_SCRIPT, [keys.lock], [token]).then(isOne);
+  }
+}
+
+function isOne(reply: number): boolean {
+  return reply === 1;
+}

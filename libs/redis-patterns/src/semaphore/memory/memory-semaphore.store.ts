@@ -1,0 +1,30 @@
+import type { MemoryKeyspace } from '../../core/memory/memory-keyspace';
+import type { LockKeys } from '../../lock/lock-keys';
+import type { AttemptResult } from '../../lock/lock.store';
+import { nextMemoryFence } from '../../lock/memory/memory-lock.store';
+import { MemorySharedLeases } from '../../lock/memory/memory-shared-leases';
+import type { SemaphoreStore } from '../semaphore.store';
+
+/**
+ * Semaphores of the module's memory mode (`connection: 'memory://'`), with the semantics of ACQUIRE_PERMIT_SCRIPT
+ * under the same keys: expired holders pruned at each acquisition, owner-checked extension and release, one fencing
+ * counter per semaphore. Permits are counted within this process only.
+ */
+export class MemorySemaphoreStore extends MemorySharedLeases implements SemaphoreStore {
+  constructor(
+    keyspace: MemoryKeyspace,
+    private readonly fenceTtlMs: number,
+  ) {
+    super(keyspace);
+  }
+
+  attempt(keys: LockKeys, token: string, ttlMs: number, permits: number): Promise<AttemptResult> {
+    const holders = this.live(keys.lock);
+    if (holders.size >= permits) {
+      const retryAfterMs = Math.max(0, Math.ceil(Math.min(...holders.values()) - this.keyspace.now()));
+      return Promise.resolve({ acquired: false, reason: 'contention', retryAfterMs });
+    }
+    this.admit(keys.lock, token, ttlMs);
+    return Promise.resolve({ acquired: true, fencingToken: nextMemoryFence(this.keyspace, keys.fence, this.fenceTtlMs) });
+  }
+}

@@ -1,0 +1,18 @@
+import { LockLostError } from '../lock/lock-lost.error';
+
+/**
+ * A held permit is no longer ours: it expired, was removed, or could not be extended before its validity ran out.
+ * `SemaphoreService.using()` aborts its signal with this error as the reason; `Permit.extend` rejects with it. It is
+ * a {@link LockLostError}, so code that handles lost locks handles lost permits too.
+ */
+export class PermitLostError extends LockLostError {
+  constructor(
+    /** The semaphore's name (also `resource`). */
+    readonly semaphore: string,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(semaphore, detail, options);
+    this.message = `A permit of semaphore "${semaphore}" was lost: ${detail}.`;
+  }
+}

@@ -1,0 +1,42 @@
+import { Lock, type LockContext } from '../lock/lock';
+import type { LockKeys } from '../lock/lock-keys';
+import type { LockLostError } from '../lock/lock-lost.error';
+import { PermitLostError } from './permit-lost.error';
+
+/**
+ * A held permit of a semaphore: a lease like a {@link Lock} — `token` identifies the holder, `fencingToken` increases
+ * strictly with every permit of the semaphore (one counter per semaphore), `remainingMs` is the validity left on a
+ * monotonic clock, `release()` gives it back and `extend(ttlMs)` prolongs it (rejecting with a PermitLostError when it
+ * is no longer held). `resource` is the semaphore's name.
+ */
+export class Permit extends Lock {
+  /** @internal Created by SemaphoreService. */
+  constructor(
+    semaphore: string,
+    /** The number of permits the semaphore had for this acquisition. */
+    readonly permits: number,
+    token: string,
+    fencingToken: number,
+    keys: LockKeys,
+    ttlMs: number,
+    startedAt: number,
+    context: LockContext,
+  ) {
+    super(semaphore, token, fencingToken, keys, ttlMs, startedAt, context);
+  }
+
+  /** The semaphore's name (the same as `resource`). */
+  get semaphore(): string {
+    return this.resource;
+  }
+
+  /** @internal */
+  override lostError(detail: string): LockLostError {
+    return new PermitLostError(this.resource, detail);
+  }
+
+  /** @internal */
+  override get label(): string {
+    return `a permit of semaphore "${this.resource}"`;
+  }
+}

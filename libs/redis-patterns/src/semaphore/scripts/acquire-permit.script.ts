@@ -1,0 +1,34 @@
+import { SERVER_CLOCK_LUA } from '../../core/scripts/lua/server-clock.lua';
+import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { NEXT_FENCE_LUA } from '../../lock/scripts/next-fence.lua';
+import { KEEP_ALIVE_LUA } from '../../lock/scripts/shared-lease.lua';
+
+/**
+ * Takes one permit of a semaphore and issues its fencing token, in one round trip.
+ *
+ * KEYS[1] holders (sorted set: owner token → permit expiry in Redis ms), KEYS[2] fencing counter (same hash tag)
+ * ARGV[1] owner token, ARGV[2] permit TTL in ms, ARGV[3] permits, ARGV[4] fencing counter TTL in ms (0 = no TTL)
+ * Returns {1, fencingToken} when taken, {0, ms until the first permit in use expires} when all are in use.
+ *
+ * Expired holders are pruned first, by the server's clock (invariant 3): a crashed holder's permit frees itself at
+ * its TTL whatever the clocks of the app instances say. Pruning, counting and adding happen in one script, so two
+ * callers can never both take the last permit.
+ *
+ * One item of a batch (see defineBatchedScript): concurrent acquisitions share one EVALSHA.
+ */
+export const ACQUIRE_PERMIT_SCRIPT = defineBatchedScript<[number, string | number]>(
+  'semaphore_acquire',
+  `
+local now = now_ms()
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
+  local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  return {0, math.max(0, math.ceil(tonumber(first[2]) - now))}
+end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+keep_alive(KEYS[1], now)
+return {1, next_fence(KEYS[2], ARGV[4])}
+`,
+  SERVER_CLOCK_LUA + NEXT_FENCE_LUA + KEEP_ALIVE_LUA,
+  { keys: 2, args: 4 },
+);

@@ -1,0 +1,189 @@
+import { performance } from 'node:perf_hooks';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService } from '@nestjs/common';
+import { KeyBuilder } from '../core/keys/key-builder';
+import { InvalidArgumentError } from '../errors/invalid-argument.error';
+import { attemptUntil, LocalWaiters, type Refusal } from '../lock/backoff';
+import { HeldLeases } from '../lock/held-leases';
+import type { LockContext } from '../lock/lock';
+import { checkMs, checkResource, type LockKeys } from '../lock/lock-keys';
+import { LockMetrics } from '../lock/lock.metrics';
+import { LOCK_SETTINGS, type LockSettings } from '../lock/lock.options';
+import type { AcquireOptions, TryAcquireOptions } from '../lock/lock.service';
+import { TokenSource } from '../lock/token-source';
+import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
+import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
+import { Permit } from './permit';
+import { type PermitFailureReason, PermitNotAcquiredError } from './permit-not-acquired.error';
+import { checkPermits, semaphoreKeys } from './semaphore-keys';
+import { SEMAPHORE_STORE, type SemaphoreStore } from './semaphore.store';
+
+/** The work of `using()`: `signal` aborts (reason: a PermitLostError) as soon as the permit is known to be lost. */
+export type PermitWork<T> = (signal: AbortSignal, permit: Permit) => Promise<T> | T;
+
+type Failure = Refusal<PermitFailureReason>;
+
+/** Owner tokens of every SemaphoreService of the process. */
+const tokens = new TokenSource();
+
+/**
+ * Distributed semaphores on Redis: at most `permits` holders of a named semaphore at once across every instance.
+ * Each permit has an owner token, a TTL and a fencing token (one counter per semaphore); a crashed holder's permit
+ * frees itself at its TTL, by the server's clock. Acquire = 1 round trip (prune, count, add, fence in one script),
+ * release = 1. `using()` extends the permit while the work runs and aborts its signal if the permit is lost. It
+ * fails closed: when Redis cannot answer, acquisition throws and nothing runs. Settings come from the `lock` section
+ * (connection, `defaultTtlMs`, backoff, `autoExtendRatio`, `driftFactor`, `fenceTtlMs`).
+ *
+ * @example
+ * await semaphores.using('pdf-render', 3, async (signal, permit) => {
+ *   await renderer.render(job, { signal });
+ * }, { ttlMs: 30_000, waitMs: 5_000 });
+ */
+@Injectable()
+export class SemaphoreService implements BeforeApplicationShutdown {
+  private readonly logger: LoggerService;
+  private readonly leases: HeldLeases;
+  private readonly waiters = new LocalWaiters();
+  private readonly context: LockContext;
+  private readonly metrics = new LockMetrics(undefined, {
+    prefix: 'redis_patterns.semaphore',
+    one: 'permit',
+    many: 'permits',
+    calls: 'tryAcquire, acquire, using, @WithPermit',
+  });
+  private closing = false;
+
+  constructor(
+    @Inject(RESOLVED_OPTIONS) private readonly moduleOptions: ResolvedRedisPatternsOptions,
+    private readonly keys: KeyBuilder,
+    @Inject(LOCK_SETTINGS) private readonly settings: LockSettings,
+    @Inject(SEMAPHORE_STORE) private readonly store: SemaphoreStore,
+  ) {
+    this.logger = moduleOptions.logger ?? new Logger('RedisPatterns:Semaphore');
+    this.leases = new HeldLeases({
+      autoExtendRatio: settings.autoExtendRatio,
+      logger: this.logger,
+      logContext: 'SemaphoreService',
+      lost: () => this.metrics.lost(),
+    });
+    this.context = {
+      store,
+      driftMs: (ttlMs) => Math.ceil(ttlMs * settings.driftFactor) + 2,
+      forget: (permit) => {
+        const acquiredAt = this.leases.delete(permit);
+        this.waiters.wakeOne(permit.keys.lock);
+        if (acquiredAt !== undefined) this.metrics.released(acquiredAt);
+      },
+      extended: () => this.metrics.extended(),
+    };
+  }
+
+  /**
+   * One attempt (one round trip): a permit, or null when `permits` holders have one. Rejects with
+   * {@link PermitNotAcquiredError} when Redis does not answer within the command timeout (reason `unavailable`).
+   */
+  async tryAcquire(name: string, permits: number, options: TryAcquireOptions = {}): Promise<Permit | null> {
+    const keys = this.keysOf(name, permits);
+    const startedAt = performance.now();
+    const outcome = await this.measured(startedAt, this.attempt(name, permits, keys, this.ttlOf(options)));
+    return outcome instanceof Permit ? outcome : null;
+  }
+
+  /**
+   * Acquires a permit, waiting up to `waitMs` with the lock's backoff (never longer than the first holder's
+   * remaining TTL; a release by this process wakes a local waiter at once). Rejects with
+   * {@link PermitNotAcquiredError} when the wait ends (`contention`: 409 over HTTP) or Redis is unavailable.
+   */
+  async acquire(name: string, permits: number, options: AcquireOptions = {}): Promise<Permit> {
+    const keys = this.keysOf(name, permits);
+    const ttlMs = this.ttlOf(options);
+    const waitMs = options.waitMs === undefined ? 0 : checkMs(options.waitMs, 'waitMs', 0);
+    const startedAt = performance.now();
+    const outcome = await this.measured(
+      startedAt,
+      attemptUntil<Permit, Failure>(
+        () => this.attempt(name, permits, keys, ttlMs),
+        (o): o is Permit => o instanceof Permit,
+        startedAt + waitMs,
+        this.settings,
+        (ms) => this.waiters.sleep(keys.lock, ms),
+      ),
+    );
+    if (outcome instanceof Permit) return outcome;
+    throw new PermitNotAcquiredError(name, permits, outcome.reason, outcome.retryAfterMs);
+  }
+
+  /**
+   * Runs `work` holding a permit: acquires it (see {@link SemaphoreService.acquire}), extends it every
+   * `ttlMs × lock.autoExtendRatio` while `work` runs, aborts `signal` with a PermitLostError as soon as the permit is
+   * known lost, and releases it when `work` settles. The result or error of `work` propagates unchanged.
+   */
+  async using<T>(name: string, permits: number, work: PermitWork<T>, options: AcquireOptions = {}): Promise<T> {
+    if (typeof work !== 'function') throw new InvalidArgumentError('work', 'expected a function (signal, permit) => result');
+    const permit = await this.acquire(name, permits, options);
+    return this.runHeld(permit, work);
+  }
+
+  /** @internal Runs work under an acquired permit, with auto-extension, then releases it. */
+  runHeld<T>(permit: Permit, work: PermitWork<T>): Promise<T> {
+    return this.leases.run(permit, work);
+  }
+
+  /** Permits this instance holds now (for diagnostics). */
+  heldPermits(): readonly Permit[] {
+    return this.leases.list() as Permit[];
+  }
+
+  /**
+   * At shutdown: refuse new permits, give running `using()` work up to `shutdownTimeoutMs` to finish, abort the rest,
+   * then release every permit still held — before the connections close.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    this.waiters.wakeAll();
+    await this.leases.close(this.moduleOptions.shutdownTimeoutMs);
+  }
+
+  private async attempt(name: string, permits: number, keys: LockKeys, ttlMs: number): Promise<Permit | Failure> {
+    if (this.closing) throw new PermitNotAcquiredError(name, permits, 'shutdown', 1000);
+    const token = tokens.take();
+    const startedAt = performance.now();
+    let result;
+    try {
+      result = await this.store.attempt(keys, token, ttlMs, permits);
+    } catch (error) {
+      // Fail closed (invariant 6): no answer means no permit.
+      throw new PermitNotAcquiredError(name, permits, 'unavailable', 1000, { cause: error });
+    }
+    if (!result.acquired) return { reason: 'contention', retryAfterMs: result.retryAfterMs };
+    const permit = new Permit(name, permits, token, result.fencingToken, keys, ttlMs, startedAt, this.context);
+    this.leases.add(permit, startedAt);
+    if (!permit.isHeld) {
+      // The reply came back after the permit's validity: its place may already be someone else's. Give it back.
+      await this.leases.releaseQuietly(permit);
+      return { reason: 'expired', retryAfterMs: 0 };
+    }
+    return permit;
+  }
+
+  /** The outcome of an acquisition that began at `startedAt`, recorded in the metrics. */
+  private async measured(startedAt: number, acquisition: Promise<Permit | Failure>): Promise<Permit | Failure> {
+    try {
+      const outcome = await acquisition;
+      this.metrics.acquisition(outcome instanceof Permit ? 'acquired' : outcome.reason, startedAt);
+      return outcome;
+    } catch (error) {
+      if (error instanceof PermitNotAcquiredError) this.metrics.acquisition(error.reason, startedAt);
+      throw error;
+    }
+  }
+
+  private keysOf(name: string, permits: number): LockKeys {
+    checkResource(name, 'name');
+    checkPermits(permits);
+    return semaphoreKeys(this.keys, name);
+  }
+
+  private ttlOf(options: TryAcquireOptions): number {
+    return options.ttlMs === undefined ? this.settings.defaultTtlMs : checkMs(options.ttlMs, 'ttlMs', 1);
+  }
+}

@@ -1,0 +1,52 @@
+import { storeProvider } from '../core/connections/store-provider';
+import type { RedisExecutor } from '../core/scripts/redis-executor';
+import type { LockKeys } from '../lock/lock-keys';
+import { LOCK_SETTINGS, type LockSettings } from '../lock/lock.options';
+import type { AttemptResult, LeaseStore } from '../lock/lock.store';
+import { OrphanReleases } from '../lock/orphan-releases';
+import { RedisSharedLeases } from '../lock/shared-leases';
+import { toAttemptResult } from '../lock/single-lock-store';
+import { MemorySemaphoreStore } from './memory/memory-semaphore.store';
+import { ACQUIRE_PERMIT_SCRIPT } from './scripts/acquire-permit.script';
+
+/**
+ * Where semaphores live (one Redis deployment, or the module's memory): permits are shared leases, extended and
+ * given back owner-checked. Every method is one round trip and rejects when the store cannot decide; callers fail
+ * closed.
+ */
+export interface SemaphoreStore extends LeaseStore {
+  /** One permit, unless `permits` unexpired holders have one already. */
+  attempt(keys: LockKeys, token: string, ttlMs: number, permits: number): Promise<AttemptResult>;
+}
+
+/** Injection token of the {@link SemaphoreStore}. */
+export const SEMAPHORE_STORE = Symbol('RedisPatterns:SemaphoreStore');
+
+/** Semaphores on the lock section's connection (standalone, sentinel-managed or cluster). */
+export class RedisSemaphoreStore extends RedisSharedLeases implements SemaphoreStore {
+  private readonly orphans: OrphanReleases;
+
+  constructor(
+    redis: RedisExecutor,
+    private readonly fenceTtlMs: number,
+  ) {
+    super(redis);
+    this.orphans = new OrphanReleases(redis.client);
+  }
+
+  attempt(keys: LockKeys, token: string, ttlMs: number, permits: number): Promise<AttemptResult> {
+    return this.redis
+      .runBatched(ACQUIRE_PERMIT_SCRIPT, [keys.lock, keys.fence], [token, ttlMs, permits, this.fenceTtlMs])
+      .then(toAttemptResult, (error: unknown) => {
+        // A timed-out acquisition may still take a permit when the server wakes: give it back behind it.
+        this.orphans.release(token, error, () => this.release(keys, token));
+        throw error;
+      });
+  }
+}
+
+/** The provider of the {@link SemaphoreStore}: the lock section's connection and fencing counter TTL, or memory. */
+export const SEMAPHORE_STORE_PROVIDER = storeProvider<LockSettings, SemaphoreStore>(SEMAPHORE_STORE, LOCK_SETTINGS, {
+  memory: (keyspace, settings) => new MemorySemaphoreStore(keyspace, settings.fenceTtlMs),
+  redis: (redis, settings) => new RedisSemaphoreStore(redis, settings.fenceTtlMs),
+});
