@@ -4,7 +4,18 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-const PATTERNS = ['cache', 'rate-limit', 'lock', 'semaphore', 'leader-election', 'idempotency', 'messaging', 'structures', 'health', 'testing'];
+const PATTERNS = [
+  'cache',
+  'rate-limit',
+  'lock',
+  'semaphore',
+  'leader-election',
+  'idempotency',
+  'messaging',
+  'structures',
+  'health',
+  'testing',
+];
 
 export default tseslint.config(
   { ignores: ['**/dist/**', 'node_modules/**', 'test/package/**', 'coverage/**', 'test-results/**'] },

@@ -1,2 +1,10 @@
 // Public surface of this pattern: explicit named exports (`export type` for interfaces).
-export {};
+export { Idempotent } from './idempotent.decorator';
+export type { IdempotentOptions } from './idempotent.decorator';
+export { IdempotencyService } from './idempotency.service';
+export type { IdempotencyExecuteOptions } from './execute-options';
+export type { IdempotencyIdentity, IdempotencyOptions } from './idempotency.options';
+export { IdempotencyConflictError } from './idempotency-conflict.error';
+export { IdempotencyKeyReusedError } from './idempotency-key-reused.error';
+export { IdempotencyUnavailableError } from './idempotency-unavailable.error';
+export { InvalidIdempotencyKeyError } from './invalid-idempotency-key.error';

@@ -44,7 +44,14 @@ export function toContextError(error: unknown, context: ArgumentsHost, http?: Ht
 }
 
 /** The error code of a GraphQL answer, per HTTP status. */
-const GRAPHQL_CODES: Readonly<Record<number, string>> = { 429: 'RATE_LIMITED', 409: 'CONFLICT', 503: 'SERVICE_UNAVAILABLE' };
+const GRAPHQL_CODES: Readonly<Record<number, string>> = {
+  429: 'RATE_LIMITED',
+  409: 'CONFLICT',
+  503: 'SERVICE_UNAVAILABLE',
+  // A malformed idempotency key (400) and a key reused with another payload (422) are the caller's input.
+  400: 'BAD_USER_INPUT',
+  422: 'BAD_USER_INPUT',
+};
 
 /**
  * A library error as a GraphQL resolver error. graphql-js copies `extensions` of the error a resolver throws into

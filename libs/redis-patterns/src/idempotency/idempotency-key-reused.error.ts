@@ -1,0 +1,28 @@
+import { HttpMappableDomainError, type HttpResponseSpec } from '../errors/http-mappable';
+
+/**
+ * Thrown by `@Idempotent` and `IdempotencyService` when an idempotency key is reused for a different request: its
+ * fingerprint (by default method, path and a hash of the body on HTTP, a hash of the arguments elsewhere) differs
+ * from the one the key was first used with. On HTTP it answers 422 Unprocessable Content, as the IETF draft asks.
+ * Nothing ran, and the stored result is left as it was.
+ */
+export class IdempotencyKeyReusedError extends HttpMappableDomainError {
+  constructor(readonly scope: string) {
+    super(`An idempotency key of ${scope} was reused with a different request payload.`);
+  }
+
+  override get name(): string {
+    return this.constructor.name;
+  }
+
+  toHttpResponse(): HttpResponseSpec {
+    return {
+      status: 422,
+      body: {
+        statusCode: 422,
+        error: 'Unprocessable Content',
+        message: 'This idempotency key was already used with a different request payload.',
+      },
+    };
+  }
+}

@@ -1,0 +1,178 @@
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { KeyBuilder } from '../core/keys/key-builder';
+import { ThrottledLog } from '../core/logging/throttled-log';
+import { InvalidArgumentError } from '../errors/invalid-argument.error';
+import { checkFingerprint, checkMs, checkOnConcurrent, type IdempotencyExecuteOptions } from './execute-options';
+import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
+import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
+import { ClaimHeartbeat } from './claim-heartbeat';
+import { IdempotencyConflictError } from './idempotency-conflict.error';
+import { IdempotencyKeyReusedError } from './idempotency-key-reused.error';
+import { idempotencyRecordKey } from './idempotency-keys';
+import { IDEMPOTENCY_SETTINGS, type IdempotencySettings } from './idempotency.options';
+import { decodeOutcome, encodeOutcome, type StoredOutcome } from './idempotency-record';
+import { type ClaimResult, IDEMPOTENCY_STORE, type IdempotencyStore } from './idempotency.store';
+import { IdempotencyUnavailableError } from './idempotency-unavailable.error';
+import { LocalWakeups, pollDelayMs } from './local-wakeups';
+import { type FirstCall, httpExceptionOutcome, type IdempotentCall, type IdempotentRun, replayOutcome } from './idempotent-call';
+
+/**
+ * Runs an operation at most once per idempotency key: the first call runs and its result is stored (for `ttlMs`),
+ * a duplicate gets that result, a duplicate arriving while the first runs waits for it (or gets a conflict), and a
+ * failed first call stores nothing so a retry runs again. Claiming and completing are one Lua script each, time and
+ * TTLs are Redis'. `@Idempotent` uses it around methods; call it directly around any work (a message handler, a job).
+ *
+ * @example
+ * const receipt = await idempotency.execute(`charge:${message.id}`, () => payments.charge(order), { ttlMs: 86_400_000 });
+ */
+@Injectable()
+export class IdempotencyService implements BeforeApplicationShutdown {
+  private readonly wakeups = new LocalWakeups();
+  private readonly heartbeats = new Set<ClaimHeartbeat>();
+  /** Outages met by fail-open calls. */
+  private readonly outages: ThrottledLog;
+  /** Outcomes that could not be recorded (claims lost, results not storable, Redis lost mid-call). */
+  private readonly log: ThrottledLog;
+
+  constructor(
+    @Inject(RESOLVED_OPTIONS) moduleOptions: ResolvedRedisPatternsOptions,
+    @Inject(IDEMPOTENCY_SETTINGS) private readonly settings: IdempotencySettings,
+    @Inject(IDEMPOTENCY_STORE) private readonly store: IdempotencyStore,
+    private readonly keys: KeyBuilder,
+  ) {
+    const logger = moduleOptions.logger ?? new Logger('RedisPatterns:Idempotency');
+    this.outages = new ThrottledLog(logger);
+    this.log = new ThrottledLog(logger);
+  }
+
+  /**
+   * Runs `work` once for `key` (within `ttlMs`), or returns (throws) what its first run stored.
+   *
+   * @throws IdempotencyConflictError while a first call with this key runs (at once, or after `waitMs`)
+   * @throws IdempotencyKeyReusedError when the key was used with another `fingerprint`
+   * @throws IdempotencyUnavailableError when Redis cannot answer and the call fails closed
+   */
+  async execute<T>(key: string, work: () => T | Promise<T>, options: IdempotencyExecuteOptions = {}): Promise<T> {
+    if (typeof key !== 'string' || key.length === 0) throw new InvalidArgumentError('key', 'expected a non-empty string');
+    const scope = options.scope ?? 'default';
+    if (typeof scope !== 'string' || scope.length === 0) throw new InvalidArgumentError('options.scope', 'expected a non-empty string');
+    const run = await this.run<T>(
+      {
+        recordKey: this.recordKey(scope, undefined, key),
+        scope: `scope "${scope}"`,
+        fingerprint: checkFingerprint(options.fingerprint),
+        ttlMs: checkMs(options.ttlMs, 'options.ttlMs', 1) ?? this.settings.defaultTtlMs,
+        onConcurrent: checkOnConcurrent(options.onConcurrent),
+        waitMs: checkMs(options.waitMs, 'options.waitMs', 0) ?? this.settings.defaultWaitMs,
+        failOpen: options.failOpen ?? this.settings.failOpen,
+        failureOutcome: options.storeFailures ? httpExceptionOutcome : undefined,
+      },
+      async () => {
+        const value = await work();
+        return { value, outcome: { kind: 'value', body: value } };
+      },
+    );
+    return run.replayed ? (replayOutcome(run.outcome) as T) : run.value;
+  }
+
+  /**
+   * The record key of `key` in `scope`, scoped by `identity` (see idempotencyRecordKey).
+   * @internal
+   */
+  recordKey(scope: string, identity: string | undefined, key: string): string {
+    return idempotencyRecordKey(this.keys, scope, identity, key);
+  }
+
+  /**
+   * The protocol behind `execute` and `@Idempotent`: claim, or wait and poll, or replay, or refuse.
+   * @internal
+   */
+  async run<T>(call: IdempotentCall, work: () => Promise<FirstCall<T>>): Promise<IdempotentRun<T>> {
+    const token = randomBytes(16).toString('base64url');
+    const lockTtlMs = this.settings.lockTtlMs;
+    let deadline: number | undefined;
+    for (let attempt = 0; ; attempt++) {
+      let claim: ClaimResult;
+      try {
+        claim = await this.store.claim(call.recordKey, token, call.fingerprint, lockTtlMs);
+      } catch (error) {
+        // The claim may have reached Redis (a timeout): give it back, or it blocks retries for a whole lock TTL.
+        this.store.release(call.recordKey, token).catch(() => undefined);
+        // Only a first attempt may fail open: a duplicate that saw the first call running must not run beside it.
+        if (attempt > 0 || !call.failOpen) throw new IdempotencyUnavailableError(call.scope, { cause: error });
+        this.outages.warn(`Idempotency for ${call.scope} is unavailable (${(error as Error).message}); running without it (failOpen).`);
+        return { replayed: false, value: (await work()).value };
+      }
+      switch (claim.state) {
+        case 'claimed':
+          return this.runFirst(call, token, work);
+        case 'done':
+          return { replayed: true, outcome: decodeOutcome(claim.outcome) };
+        case 'mismatch':
+          throw new IdempotencyKeyReusedError(call.scope);
+        case 'running': {
+          const retryAfterMs = Math.max(1, Math.min(claim.remainingMs, 1000));
+          if (call.onConcurrent === 'reject') throw new IdempotencyConflictError(call.scope, retryAfterMs);
+          deadline ??= performance.now() + call.waitMs;
+          const left = deadline - performance.now();
+          if (left <= 0) throw new IdempotencyConflictError(call.scope, retryAfterMs);
+          // Never past the claim's expiry: a first call whose process died frees the key then, and this one may run.
+          await this.wakeups.sleep(call.recordKey, Math.min(left, pollDelayMs(attempt), claim.remainingMs + 1));
+        }
+      }
+    }
+  }
+
+  /** Stops refreshing claims: records of calls still running expire after `lockTtlMs` unless they complete first. */
+  beforeApplicationShutdown(): void {
+    for (const heartbeat of this.heartbeats) heartbeat.stop();
+    this.heartbeats.clear();
+  }
+
+  private async runFirst<T>(call: IdempotentCall, token: string, work: () => Promise<FirstCall<T>>): Promise<IdempotentRun<T>> {
+    const heartbeat = new ClaimHeartbeat(this.store, call.recordKey, token, this.settings.lockTtlMs, call.scope, this.log).start();
+    this.heartbeats.add(heartbeat);
+    let first: FirstCall<T>;
+    try {
+      first = await work();
+    } catch (error) {
+      this.stopHeartbeat(heartbeat);
+      await this.settle(call, token, call.failureOutcome?.(error));
+      throw error;
+    }
+    this.stopHeartbeat(heartbeat);
+    await this.settle(call, token, first.outcome);
+    return { replayed: false, value: first.value };
+  }
+
+  private stopHeartbeat(heartbeat: ClaimHeartbeat): void {
+    heartbeat.stop();
+    this.heartbeats.delete(heartbeat);
+  }
+
+  /**
+   * Stores the outcome, or gives the claim back (`undefined`: a failure, not stored, so a retry runs again), before
+   * the caller answers: a client retrying right after its answer must find the record. Never throws: the work has
+   * run, and its caller gets its result whatever happens to the record.
+   */
+  private async settle(call: IdempotentCall, token: string, outcome: StoredOutcome | undefined): Promise<void> {
+    try {
+      let encoded;
+      try {
+        encoded = outcome && encodeOutcome(outcome);
+      } catch (error) {
+        this.log.warn(`The result of ${call.scope} cannot be stored for replay (${(error as Error).message}); a retry will run again.`);
+      }
+      if (!encoded) await this.store.release(call.recordKey, token);
+      else if (!(await this.store.complete(call.recordKey, token, encoded, call.ttlMs)))
+        this.log.warn(`The idempotency claim of ${call.scope} expired before the call completed; its result was not stored.`);
+    } catch (error) {
+      // The record stays in progress until its TTL: duplicates get 409 until then, and may run after.
+      this.log.warn(`Could not record the outcome of ${call.scope} (${(error as Error).message}); a retry may run again after lockTtlMs.`);
+    } finally {
+      this.wakeups.wakeAll(call.recordKey);
+    }
+  }
+}

@@ -1,0 +1,135 @@
+import { type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { isTransportArgument } from '../core/advice/handler-call';
+import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../core/advice/method-advice.interface';
+import { checkBoolean, checkKnownKeys, checkObject, checkOneOf, checkOptionalNumber, invalid } from '../core/options/option-checks';
+import { fingerprintOf } from './fingerprint';
+import {
+  applyReplay,
+  assertReplayableHandler,
+  captureHeaders,
+  httpFingerprint,
+  requestHeader,
+  requestOf,
+  responseStatus,
+} from './http-exchange';
+import { checkKeyResult, parseIdempotencyKeyHeader } from './idempotency-keys';
+import { IDEMPOTENCY_SETTINGS, type IdempotencySettings } from './idempotency.options';
+import { IdempotencyService } from './idempotency.service';
+import { httpExceptionOutcome, type IdempotentCall, replayOutcome } from './idempotent-call';
+import type { IdempotentOptions } from './idempotent.decorator';
+import { InvalidIdempotencyKeyError } from './invalid-idempotency-key.error';
+
+const KNOWN_KEYS = [
+  'key',
+  'required',
+  'ttlMs',
+  'fingerprint',
+  'onConcurrent',
+  'waitMs',
+  'storeFailures',
+  'identity',
+  'scope',
+  'failOpen',
+] as const;
+
+type Fn = (...args: unknown[]) => unknown;
+
+/**
+ * The behaviour of `@Idempotent`. Options are checked here, once per method at bootstrap (a bad option fails
+ * startup naming it). Per call: find the key (the header on HTTP, `key` elsewhere), the caller's identity and the
+ * fingerprint, then let IdempotencyService claim, wait, replay or refuse; on HTTP a first call's status and safe
+ * headers are stored with its result, and replayed with it.
+ */
+@Injectable()
+export class IdempotentAdvisor implements MethodAdvisor<IdempotentOptions> {
+  constructor(
+    private readonly service: IdempotencyService,
+    @Inject(IDEMPOTENCY_SETTINGS) private readonly settings: IdempotencySettings,
+  ) {}
+
+  prepare(raw: IdempotentOptions, method: AdvisedMethod): MethodAdvice {
+    const path = `@Idempotent(${method.className}.${method.methodName})`;
+    const options = checkObject(raw ?? {}, path) as IdempotentOptions & Record<string, unknown>;
+    checkKnownKeys(options, path, KNOWN_KEYS);
+    const kind = method.handlerKind;
+    const { key, fingerprint, identity } = options;
+    if (key === undefined && kind !== 'http')
+      invalid(`${path}.key`, 'a function returning the idempotency key (required outside HTTP handlers, where no header is read)', key);
+    if (key !== undefined && typeof key !== 'function' && (typeof key !== 'string' || key.length === 0))
+      invalid(`${path}.key`, 'a non-empty string or a function returning the idempotency key', key);
+    if (fingerprint !== undefined && fingerprint !== false && typeof fingerprint !== 'function')
+      invalid(`${path}.fingerprint`, 'false or a function returning what identifies the payload', fingerprint);
+    if (identity !== undefined && (typeof identity !== 'function' || !kind))
+      invalid(
+        `${path}.identity`,
+        kind ? 'a function of (request, context)' : 'nothing on a provider method (put the caller in key(...args))',
+        identity,
+      );
+    if (options.scope !== undefined && (typeof options.scope !== 'string' || options.scope.length === 0))
+      invalid(`${path}.scope`, 'a non-empty string', options.scope);
+    const ttlMs = checkOptionalNumber(options.ttlMs, `${path}.ttlMs`, { integer: true, min: 1, unit: 'ms' }) ?? this.settings.defaultTtlMs;
+    const waitMs =
+      checkOptionalNumber(options.waitMs, `${path}.waitMs`, { integer: true, min: 0, unit: 'ms' }) ?? this.settings.defaultWaitMs;
+    const onConcurrent =
+      options.onConcurrent === undefined ? 'wait' : checkOneOf(options.onConcurrent, `${path}.onConcurrent`, ['wait', 'reject']);
+    const required = checkBoolean(options.required, `${path}.required`) ?? false;
+    const storeFailures = checkBoolean(options.storeFailures, `${path}.storeFailures`) ?? false;
+    const failOpen = checkBoolean(options.failOpen, `${path}.failOpen`) ?? this.settings.failOpen;
+    if (kind === 'http') assertReplayableHandler(method);
+
+    const scope = options.scope ?? `${method.className}.${method.methodName}`;
+    const label = `${method.className}.${method.methodName}`;
+    const keyFn = typeof key === 'function' ? (key as Fn) : key === undefined ? undefined : () => key;
+    const identityFn = (identity ?? this.settings.identity) as Fn | undefined;
+    const { headerName, replayHeaders, replayedHeader } = this.settings;
+    const base = { scope: label, ttlMs, onConcurrent, waitMs, failOpen, failureOutcome: storeFailures ? httpExceptionOutcome : undefined };
+
+    return async (invocation, proceed) => {
+      const { context, http, args } = invocation;
+      // On a handler call the functions receive (request, context); on a direct call, the method's arguments.
+      const request = context && (http ? http.request : requestOf(context));
+      const inputs: unknown[] = context ? [request, context] : args;
+      const found = keyFn
+        ? checkKeyResult(await keyFn(...inputs), context ? 'key(request, context)' : 'key(...args)')
+        : http && parseIdempotencyKeyHeader(requestHeader(request, headerName), headerName);
+      if (found === undefined) {
+        if (required) throw new InvalidIdempotencyKeyError(keyFn ? 'key' : headerName, 'missing');
+        return proceed();
+      }
+      const caller = context && identityFn ? checkKeyResult(await identityFn(request, context), 'identity(request, context)') : undefined;
+      const call: IdempotentCall = {
+        ...base,
+        recordKey: this.service.recordKey(scope, caller, found),
+        fingerprint: await fingerprintFor(fingerprint, inputs, http ? request : undefined, kind, context, args),
+      };
+      const run = await this.service.run(call, async () => {
+        const value = await proceed();
+        if (!http) return { value, outcome: { kind: 'value', body: value } };
+        const status = responseStatus(http.response);
+        // A returned 5xx is a failure: not stored unless asked, so a retry runs again.
+        if (status >= 500 && !storeFailures) return { value, outcome: undefined };
+        return { value, outcome: { kind: 'value', status, headers: captureHeaders(http.response, replayHeaders), body: value } };
+      });
+      if (!run.replayed) return run.value;
+      if (http) applyReplay(http, run.outcome.kind === 'value' ? run.outcome.status : undefined, run.outcome.headers, replayedHeader);
+      return replayOutcome(run.outcome);
+    };
+  }
+}
+
+/** The fingerprint of a call: none, the user's function (hashed), or the default of its kind. */
+async function fingerprintFor(
+  option: IdempotentOptions['fingerprint'],
+  inputs: unknown[],
+  httpRequest: unknown,
+  kind: AdvisedMethod['handlerKind'],
+  context: ExecutionContext | undefined,
+  args: unknown[],
+): Promise<string> {
+  if (option === false) return '';
+  if (option) return fingerprintOf(await (option as Fn)(...inputs));
+  if (httpRequest) return httpFingerprint(httpRequest);
+  // Data arguments only: a socket, an RPC context or a GraphQL context differs per call and is no payload.
+  if (context && kind) return fingerprintOf(...args.map((arg) => (isTransportArgument(kind, context, arg) ? undefined : arg)));
+  return fingerprintOf(...args);
+}

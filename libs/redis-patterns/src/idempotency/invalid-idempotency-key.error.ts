@@ -1,0 +1,27 @@
+import { HttpMappableDomainError, type HttpResponseSpec } from '../errors/http-mappable';
+
+/**
+ * Thrown by `@Idempotent` and `IdempotencyService` when a call that must carry an idempotency key has none
+ * (`required: true`; reason `missing`) or carries one that cannot be read (reason `malformed`: not a single quoted
+ * string or bare token, empty, or over 255 characters). On HTTP it answers 400 Bad Request, as the IETF draft asks
+ * for a missing key; `source` names the header (or the `key` function).
+ */
+export class InvalidIdempotencyKeyError extends HttpMappableDomainError {
+  constructor(
+    readonly source: string,
+    readonly reason: 'missing' | 'malformed',
+    detail?: string,
+  ) {
+    super(
+      reason === 'missing' ? `This operation requires an idempotency key (${source}).` : `Invalid idempotency key in ${source}: ${detail}.`,
+    );
+  }
+
+  override get name(): string {
+    return this.constructor.name;
+  }
+
+  toHttpResponse(): HttpResponseSpec {
+    return { status: 400, body: { statusCode: 400, error: 'Bad Request', message: this.message } };
+  }
+}
