@@ -3,6 +3,7 @@ import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { AppModule } from '../../apps/sample-api/src/app.module';
 import { ProductRepository } from '../../apps/sample-api/src/catalog/product.repository';
+import { SHIPPING_PARTNER_PERMITS, ShippingPartner } from '../../apps/sample-api/src/orders/shipping-partner';
 import { httpAdapterFor, SAMPLE_ADAPTERS } from '../../apps/sample-api/src/http-platform';
 import { keysWithoutTtl, rawClient, uniquePrefix, waitFor } from '../support/redis-env';
 
@@ -16,6 +17,7 @@ describe.each(SAMPLE_ADAPTERS)('sample API over HTTP (%s)', (adapterName) => {
     process.env.REDIS_URL = process.env.REDIS_URL_STANDALONE;
     process.env.REDIS_KEY_PREFIX = prefix;
     process.env.SAMPLE_DB_LATENCY_MS = '5';
+    process.env.SAMPLE_SNAPSHOT_EVERY_MS = '200';
     const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
     const adapter = httpAdapterFor(adapterName);
     app = adapter ? moduleRef.createNestApplication(adapter) : moduleRef.createNestApplication();
@@ -103,6 +105,38 @@ describe.each(SAMPLE_ADAPTERS)('sample API over HTTP (%s)', (adapterName) => {
     const again = await http.post('/orders/42/pay').expect(200);
     expect(again.body.alreadyPaid).toBe(true);
     await http.post('/orders/99999/pay').expect(404);
+  });
+
+  it('POST /orders/:id/pay with an Idempotency-Key replays the first answer; the key on another order is 422', async () => {
+    const key = `"${prefix}-payment-1"`;
+    const first = await http.post('/orders/7/pay').set('Idempotency-Key', key).expect(200);
+    expect(first.body).toMatchObject({ id: 7, status: 'paid', alreadyPaid: false });
+    const retry = await http.post('/orders/7/pay').set('Idempotency-Key', key).expect(200);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    // The replay is the first answer, not a second run (which would say alreadyPaid: true).
+    expect(retry.body).toEqual(first.body);
+    await http.post('/orders/8/pay').set('Idempotency-Key', key).expect(422);
+  });
+
+  it('GET /orders/:id/shipping-quote: never more than two partner calls at once (a semaphore)', async () => {
+    const partner = app.get(ShippingPartner);
+    const responses = await Promise.all(Array.from({ length: 10 }, () => http.get('/orders/3/shipping-quote')));
+    expect(responses.every((r) => r.status === 200 || r.status === 409)).toBe(true);
+    expect(responses.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(2);
+    expect(responses.find((r) => r.status === 200)!.body).toMatchObject({ orderId: 3, priceCents: 799 });
+    expect(partner.peakInFlight).toBeGreaterThanOrEqual(1);
+    expect(partner.peakInFlight).toBeLessThanOrEqual(SHIPPING_PARTNER_PERMITS);
+  });
+
+  it("the leaderboard snapshot job runs on the elected leader, with its term's fencing token", async () => {
+    await http.post('/scores/snapper').send({ points: 7 });
+    let status: { leader: boolean; runsHere: number; latest: Array<{ fencingToken: string; top: unknown[] }> } | undefined;
+    await waitFor(async () => {
+      status = (await http.get('/stats/leaderboard-snapshots').expect(200)).body;
+      // A snapshot taken after the score was posted (earlier ones may predate it).
+      return status!.leader && status!.runsHere > 0 && status!.latest.some((snapshot) => snapshot.top.length > 0);
+    }, 10_000);
+    expect(Number(status!.latest[0].fencingToken)).toBeGreaterThan(0);
   });
 
   it('POST /scores/:player and GET /leaderboard rank players by score', async () => {

@@ -15,6 +15,8 @@ import { HealthController } from './health/health.controller';
 import { OrderRepository } from './orders/order.repository';
 import { OrdersController } from './orders/orders.controller';
 import { OrdersService } from './orders/orders.service';
+import { ShippingPartner } from './orders/shipping-partner';
+import { LeaderboardSnapshotJob } from './scores/leaderboard-snapshot.job';
 import { ScoresController } from './scores/scores.controller';
 import { StatsController } from './stats/stats.controller';
 import { RequestCounter } from './status/request-counter';
@@ -56,6 +58,8 @@ import { MetricsController } from './telemetry/metrics.controller';
     LoginAttempts,
     OrderRepository,
     OrdersService,
+    ShippingPartner,
+    LeaderboardSnapshotJob,
     NotificationsHub,
     VisitorStatsConsumer,
     RequestCounter,

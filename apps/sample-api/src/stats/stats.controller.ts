@@ -1,13 +1,21 @@
 import { Controller, Get } from '@nestjs/common';
 import { UniqueCounter } from 'nestjs-redis-patterns';
 import { VisitorStatsConsumer, visitorsKey } from '../events/visitor-stats.consumer';
+import { type LeaderboardSnapshot, LeaderboardSnapshotJob } from '../scores/leaderboard-snapshot.job';
 
 @Controller('stats')
 export class StatsController {
   constructor(
     private readonly visitors: UniqueCounter,
     private readonly consumer: VisitorStatsConsumer,
+    private readonly snapshots: LeaderboardSnapshotJob,
   ) {}
+
+  /** The leader-elected snapshot job: whether this instance leads it, and the latest snapshots of the top three. */
+  @Get('leaderboard-snapshots')
+  leaderboardSnapshots(): Promise<{ leader: boolean; runsHere: number; latest: LeaderboardSnapshot[] }> {
+    return this.snapshots.status();
+  }
 
   /** HyperLogLog estimates (±0.81%, 12 KB per day whatever the traffic): today and the last 7 days as a union. */
   @Get('unique-visitors')
