@@ -1,4 +1,5 @@
 import { cacheGroup } from './cache.suite';
+import { idempotencyGroup, semaphoreGroup } from './coordination.suite';
 import { httpGroup, httpPlan } from './http.suite';
 import { lockGroup } from './lock.suite';
 import { nearCacheGroup, nearCacheNotes } from './near-cache.suite';
@@ -15,6 +16,8 @@ export const SUITES: Suite[] = [
   { id: 'rate-limit', create: rateLimitGroup },
   { id: 'rate-limit-multi', create: rateLimitMultiGroup },
   { id: 'lock', create: lockGroup },
+  { id: 'semaphore', create: semaphoreGroup },
+  { id: 'idempotency', create: idempotencyGroup },
   { id: 'streams', create: streamsGroup },
   { id: 'redis-benchmark', create: redisBenchmarkGroup },
   { id: 'http', create: httpGroup, plan: httpPlan },
