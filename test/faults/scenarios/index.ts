@@ -14,11 +14,13 @@ import { oomScenario } from './oom';
 import { replayScenario } from './replay';
 import { streamsSlowScenario } from './streams-slow';
 import { pubsubSlowScenario } from './pubsub-slow';
+import { coordinationScenario } from './coordination';
 
 /** Every scenario, in the order the suite runs them. */
 export const SCENARIOS: readonly Scenario[] = [
   locksScenario,
   lockExpiryScenario,
+  coordinationScenario,
   replayScenario,
   oomScenario,
   rateLimitSkewScenario,
