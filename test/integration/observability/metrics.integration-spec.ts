@@ -4,6 +4,7 @@ import { metrics } from '@opentelemetry/api';
 import { type DataPoint, type Histogram, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import {
   CacheService,
+  IdempotencyService,
   LockService,
   PubSubService,
   RateLimiterService,
@@ -150,6 +151,26 @@ describe.each<BackendName>(['standalone', 'memory'])('OpenTelemetry metrics on %
     expect(await sum('redis_patterns.pubsub.messages', { operation: 'publish' })).toBe(2);
     expect(await sum('redis_patterns.pubsub.messages', { operation: 'receive' })).toBe(2);
     await subscription.unsubscribe();
+  });
+
+  it('counts idempotent calls by outcome: ran, replayed, key reused, conflict', async () => {
+    const idempotency = app.get(IdempotencyService);
+    let runs = 0;
+    const work = async () => ++runs;
+    await idempotency.execute('otel-payment', work, { fingerprint: 'a' });
+    await idempotency.execute('otel-payment', work, { fingerprint: 'a' });
+    await expect(idempotency.execute('otel-payment', work, { fingerprint: 'b' })).rejects.toThrow();
+    let release!: () => void;
+    const first = idempotency.execute('otel-slow', () => new Promise<number>((resolve) => (release = () => resolve(1))));
+    await waitFor(() => release !== undefined, 5000);
+    await expect(idempotency.execute('otel-slow', work, { onConcurrent: 'reject' })).rejects.toThrow();
+    release();
+    await first;
+    expect(runs).toBe(1);
+    expect(await sum('redis_patterns.idempotency.calls', { outcome: 'ran' })).toBe(2);
+    expect(await sum('redis_patterns.idempotency.calls', { outcome: 'replayed' })).toBe(1);
+    expect(await sum('redis_patterns.idempotency.calls', { outcome: 'key_reused' })).toBe(1);
+    expect(await sum('redis_patterns.idempotency.calls', { outcome: 'conflict' })).toBe(1);
   });
 
   it('keeps attributes low-cardinality: no key, resource or identity in any data point', async () => {

@@ -16,6 +16,7 @@ import { decodeOutcome, encodeOutcome, type StoredOutcome } from './idempotency-
 import { type ClaimResult, IDEMPOTENCY_STORE, type IdempotencyStore } from './idempotency.store';
 import { IdempotencyUnavailableError } from './idempotency-unavailable.error';
 import { LocalWakeups, pollDelayMs } from './local-wakeups';
+import { IdempotencyMetrics } from './idempotency.metrics';
 import { type FirstCall, httpExceptionOutcome, type IdempotentCall, type IdempotentRun, replayOutcome } from './idempotent-call';
 
 /**
@@ -31,6 +32,7 @@ import { type FirstCall, httpExceptionOutcome, type IdempotentCall, type Idempot
 export class IdempotencyService implements BeforeApplicationShutdown {
   private readonly wakeups = new LocalWakeups();
   private readonly heartbeats = new Set<ClaimHeartbeat>();
+  private readonly metrics = new IdempotencyMetrics();
   /** Outages met by fail-open calls. */
   private readonly outages: ThrottledLog;
   /** Outcomes that could not be recorded (claims lost, results not storable, Redis lost mid-call). */
@@ -101,23 +103,32 @@ export class IdempotencyService implements BeforeApplicationShutdown {
         // The claim may have reached Redis (a timeout): give it back, or it blocks retries for a whole lock TTL.
         this.store.release(call.recordKey, token).catch(() => undefined);
         // Only a first attempt may fail open: a duplicate that saw the first call running must not run beside it.
-        if (attempt > 0 || !call.failOpen) throw new IdempotencyUnavailableError(call.scope, { cause: error });
+        if (attempt > 0 || !call.failOpen) {
+          this.metrics.record('unavailable');
+          throw new IdempotencyUnavailableError(call.scope, { cause: error });
+        }
+        this.metrics.record('failed_open');
         this.outages.warn(`Idempotency for ${call.scope} is unavailable (${(error as Error).message}); running without it (failOpen).`);
         return { replayed: false, value: (await work()).value };
       }
       switch (claim.state) {
         case 'claimed':
+          this.metrics.record('ran');
           return this.runFirst(call, token, work);
         case 'done':
+          this.metrics.record('replayed');
           return { replayed: true, outcome: decodeOutcome(claim.outcome) };
         case 'mismatch':
+          this.metrics.record('key_reused');
           throw new IdempotencyKeyReusedError(call.scope);
         case 'running': {
           const retryAfterMs = Math.max(1, Math.min(claim.remainingMs, 1000));
-          if (call.onConcurrent === 'reject') throw new IdempotencyConflictError(call.scope, retryAfterMs);
           deadline ??= performance.now() + call.waitMs;
           const left = deadline - performance.now();
-          if (left <= 0) throw new IdempotencyConflictError(call.scope, retryAfterMs);
+          if (call.onConcurrent === 'reject' || left <= 0) {
+            this.metrics.record('conflict');
+            throw new IdempotencyConflictError(call.scope, retryAfterMs);
+          }
           // Never past the claim's expiry: a first call whose process died frees the key then, and this one may run.
           await this.wakeups.sleep(call.recordKey, Math.min(left, pollDelayMs(attempt), claim.remainingMs + 1));
         }
