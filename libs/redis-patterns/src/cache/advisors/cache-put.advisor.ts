@@ -22,7 +22,7 @@ export class CachePutAdvisor implements MethodAdvisor<CachePutOptions> {
       ttlMs: this.cache.settings.defaultTtlMs,
       jitter: this.cache.settings.jitter,
     });
-    if (policy.codec) engine.registerCodec(policy.codec);
+    if (policy.codec) engine.entries.register(policy.codec);
     const keyOf = compileKey(options.key, this.cache.keys, method, path('key'));
     const tagsOf = compileTags(options.tags, path('tags'));
     const withTtl = compileTtl(options.ttl);

@@ -26,7 +26,7 @@ export class CacheableAdvisor implements MethodAdvisor<CacheableOptions> {
     });
     const policy = this.cache.nearPolicy(base, options.nearCache, path('nearCache'));
     // Entries of this method's codec are readable through CacheService too.
-    if (policy.codec) engine.registerCodec(policy.codec);
+    if (policy.codec) engine.entries.register(policy.codec);
     const keyOf = compileKey(options.key, this.cache.keys, method, path('key'));
     const tagsOf = compileTags(options.tags, path('tags'));
     const withTtl = compileTtl(options.ttl);

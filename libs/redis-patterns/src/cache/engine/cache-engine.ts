@@ -2,10 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { withDeadline } from '../../core/time/with-deadline';
 import { libraryTracer } from '../../core/telemetry/tracing';
-import { CacheValueTooLargeError } from '../cache-value-too-large.error';
 import type { CacheSettings } from '../cache.options';
-import { type CacheCodec, CodecRegistry } from '../serialization/cache-codec';
-import { type DecodedEntry, decodeEntry, encodeEntry, type EntryReader } from '../serialization/entry-envelope';
+import type { DecodedEntry } from '../serialization/entry-envelope';
+import { CacheEntryCodec } from './cache-entry-codec';
 import { type Fetched, type FoundEntry, found, NOTHING, type StorePredicate } from './cache-entry';
 
 export type { CacheStatus, Fetched, FoundEntry, StorePredicate } from './cache-entry';
@@ -33,9 +32,8 @@ export class CacheEngine {
   readonly flights = new SingleFlight();
   /** The in-process L1, used by calls whose policy has `near` (see CacheService.nearPolicy). */
   near?: NearCache;
-  private readonly maxRawLength: number;
-  /** The codecs entries may have been written with (see CacheCodec), and the expansion limit of compressed ones. */
-  private readonly reader: EntryReader;
+  /** How values become stored entries and back (codecs, compression, the size cap). */
+  readonly entries: CacheEntryCodec;
   /** Loaders run in a span when tracing is live and the caller is traced; hits never reach the tracer. */
   private readonly tracer = libraryTracer();
 
@@ -44,9 +42,7 @@ export class CacheEngine {
     readonly health: CacheHealth,
     readonly settings: CacheSettings,
   ) {
-    // A JS string's length never exceeds its UTF-8 size: anything longer than the cap (+ header) is not ours.
-    this.maxRawLength = settings.maxValueBytes + 128;
-    this.reader = { codecs: new CodecRegistry([settings.codec, ...settings.codecs]), maxDecodedBytes: 16 * settings.maxValueBytes };
+    this.entries = new CacheEntryCodec(settings);
   }
 
   /**
@@ -72,18 +68,12 @@ export class CacheEngine {
    * one PTTL to learn whether it is past its fresh TTL.
    */
   interpret(entry: string, raw: string, pttl?: number): FoundEntry | undefined | Promise<FoundEntry | undefined> {
-    if (raw.length > this.maxRawLength) return undefined;
-    const decoded = decodeEntry(raw, this.reader);
+    const decoded = this.entries.decode(raw);
     if (!decoded) return undefined;
     // A compressed entry decodes off the event loop.
     if (isThenable<DecodedEntry | undefined>(decoded))
       return Promise.resolve(decoded).then((done) => (done ? this.fresh(entry, done, pttl) : undefined));
     return this.fresh(entry, decoded, pttl);
-  }
-
-  /** Makes entries written with `codec` readable here (a decorator's or a call's own codec). */
-  registerCodec(codec: CacheCodec): void {
-    this.reader.codecs.register(codec);
   }
 
   private fresh(entry: string, decoded: DecodedEntry, pttl: number | undefined): FoundEntry | Promise<FoundEntry | undefined> {
@@ -141,12 +131,7 @@ export class CacheEngine {
     let px: number;
     try {
       px = jitteredTtlMs(freshTtlMs(policy, value), policy.jitter) + policy.staleMs;
-      const codec = policy.codec ?? this.settings.codec;
-      if (policy.codec) this.registerCodec(codec);
-      payload = await encodeEntry(value, policy.staleMs, opts.deltaMs ?? 0, { codec, compression: this.settings.compression });
-      // UTF-8 needs at most 3 bytes per UTF-16 unit: short strings skip the byte count.
-      const bytes = payload.length * 3 <= this.settings.maxValueBytes ? payload.length : Buffer.byteLength(payload);
-      if (bytes > this.settings.maxValueBytes) throw new CacheValueTooLargeError(bytes, this.settings.maxValueBytes);
+      payload = await this.entries.encode(value, policy, opts.deltaMs ?? 0);
     } catch (error) {
       if (opts.strict) throw error;
       this.health.stats.skippedWrites++;
