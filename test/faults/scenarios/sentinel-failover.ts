@@ -61,7 +61,7 @@ async function startApps(context: ScenarioContext, rig: SentinelRig): Promise<Ap
   const common = { connection, commandTimeoutMs: COMMAND_TIMEOUT_MS, rateLimit: { failOpen: false } };
   const plain: INestApplicationContext = await ownApp(context, { ...common, keyPrefix: 'fsn' });
   const logger = new CaptureLogger();
-  const waited = await ownApp(context, { ...common, keyPrefix: 'fsw', logger, lock: { waitReplicas: 1, waitTimeoutMs: 100 } });
+  const waited = await ownApp(context, { ...common, keyPrefix: 'fsw', logger, lock: { waitReplicas: 1 } });
   const waitedClient = waited.get(RedisConnections).get() as Redis;
   for (const event of ['connect', 'ready', 'close', 'reconnecting', 'end']) {
     waitedClient.on(event, () => logger.lines.push(`${event}@${Math.round(now())}`));
@@ -182,6 +182,8 @@ async function attempt(locks: LockService, resource: string): Promise<Attempt> {
 interface LockRun {
   waited: boolean;
   healthyOk: boolean | null;
+  /** Why the healthy-replica acquisition was refused, when it was. */
+  healthyRefused?: string;
   a: string;
   b: string;
   bRetries: number;
@@ -213,10 +215,12 @@ async function lockRun(
     "both apps' connections on the master",
   );
   let healthyOk: boolean | null = null;
+  let healthyRefused: string | undefined;
   if (waited) {
     const healthy = await attempt(locks, `healthy:${run}`);
     healthyOk = 'lock' in healthy;
     if ('lock' in healthy) await healthy.lock.release();
+    else healthyRefused = healthy.cause ? `${healthy.refused} (${healthy.cause})` : healthy.refused;
   }
   const { master, replica } = await rig.roles();
   // A SIGSTOPped replica still receives the stream into its socket buffer, so freezing alone loses nothing;
@@ -252,6 +256,7 @@ async function lockRun(
   const result: LockRun = {
     waited,
     healthyOk,
+    healthyRefused,
     a: 'lock' in a ? 'granted' : a.cause ? `${a.refused} (${a.cause})` : a.refused,
     b: 'lock' in b ? 'granted' : (b as { refused: string }).refused,
     bRetries,
@@ -464,8 +469,8 @@ async function measure(context: ScenarioContext, rig: SentinelRig, apps: Apps): 
   );
   const withWait = lockRuns.filter((r) => r.waited);
   const without = lockRuns.filter((r) => !r.waited);
-  const tallyOf = (runs: LockRun[], side: 'a' | 'b'): string =>
-    Object.entries(runs.reduce<Record<string, number>>((t, r) => ({ ...t, [r[side]]: (t[r[side]] ?? 0) + 1 }), {}))
+  const tallyOf = (runs: LockRun[], side: 'a' | 'b' | 'healthyRefused'): string =>
+    Object.entries(runs.reduce<Record<string, number>>((t, r) => ({ ...t, [r[side] ?? '']: (t[r[side] ?? ''] ?? 0) + 1 }), {}))
       .map(([k, v]) => `${k} ${v}`)
       .join(', ');
   checks.push(
@@ -478,7 +483,8 @@ async function measure(context: ScenarioContext, rig: SentinelRig, apps: Apps): 
     check(
       'G6 LOCK-6',
       `with lock.waitReplicas 1 and a healthy replica, acquisition succeeds (${withWait.length} of ${withWait.length} runs)`,
-      `${withWait.filter((r) => r.healthyOk).length} of ${withWait.length} acquired`,
+      `${withWait.filter((r) => r.healthyOk).length} of ${withWait.length} acquired` +
+        (withWait.some((r) => r.healthyRefused) ? `; refused: ${tallyOf(withWait.filter((r) => r.healthyRefused), 'healthyRefused')}` : ''),
       withWait.every((r) => r.healthyOk === true),
     ),
     figure(
