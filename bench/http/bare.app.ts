@@ -1,10 +1,11 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import { CACHED_VALUE } from '../suites/payload';
+import { HTTP_ROUTES, routeOf } from './routes';
 
-/** The limit: a Nest (Express) endpoint returning the same JSON document, with nothing else in the request path. */
+/** The limit: a Nest endpoint returning the same JSON document, with nothing else in the request path. */
 @Controller()
 class BareController {
-  @Get('bare')
+  @Get(routeOf(HTTP_ROUTES.bare))
   bare() {
     return CACHED_VALUE;
   }

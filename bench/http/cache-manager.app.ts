@@ -3,11 +3,12 @@ import { CacheInterceptor, CacheModule, CacheTTL } from '@nestjs/cache-manager';
 import { Controller, Get, Module, UseInterceptors } from '@nestjs/common';
 import { Keyv } from 'keyv';
 import { CACHE_TTL_S, CACHED_VALUE } from '../suites/payload';
+import { HTTP_ROUTES, routeOf } from './routes';
 
 /** @nestjs/cache-manager's CacheInterceptor on a Keyv + @keyv/redis store, as its documentation sets it up. */
 @Controller()
 class CacheManagerController {
-  @Get('cached')
+  @Get(routeOf(HTTP_ROUTES.cacheInterceptor))
   @UseInterceptors(CacheInterceptor)
   @CacheTTL(CACHE_TTL_S * 1000)
   cached() {

@@ -3,12 +3,15 @@ import { libraryExport } from '../lib/our-library';
 import { CACHE_TTL_S, CACHED_VALUE } from '../suites/payload';
 import { decorateMethod } from './decorate';
 import { NEAR_CACHED_PATH, NEAR_STATS_PATH } from './near-cache-stats';
+import { RATE_LIMIT_WINDOWS, SINGLE_WINDOW, UNREACHED_LIMIT } from './rate-limit-windows';
+import { HTTP_ROUTES, routeOf } from './routes';
 
 type DecoratorFactory = (options: object) => MethodDecorator;
 
 /**
- * Our decorators on four endpoints: @Cacheable (a hit after the first call, read from Redis), @Cacheable with the
- * near cache (an L1 hit after the first call), @RateLimit (always allowed), @WithLock.
+ * Our decorators on five endpoints: @Cacheable (a hit after the first call, read from Redis), @Cacheable with the
+ * near cache (an L1 hit after the first call), @RateLimit with one and with three policies (always allowed),
+ * @WithLock.
  */
 @Controller()
 class OursController {
@@ -17,6 +20,10 @@ class OursController {
   }
 
   limited() {
+    return CACHED_VALUE;
+  }
+
+  limited3() {
     return CACHED_VALUE;
   }
 
@@ -43,27 +50,34 @@ const Cacheable = libraryExport<DecoratorFactory>('Cacheable');
 const CacheService = libraryExport<new (...args: never[]) => object>('CacheService');
 const RateLimit = libraryExport<DecoratorFactory>('RateLimit');
 const WithLock = libraryExport<DecoratorFactory>('WithLock');
-if (Cacheable) decorateMethod(OursController, 'cached', [Get('cached'), Cacheable({ key: 'http-user', ttl: CACHE_TTL_S })]);
-// A limit no benchmark reaches: every request takes the allowed path, which is the one that costs work.
-if (RateLimit)
+if (Cacheable)
+  decorateMethod(OursController, 'cached', [Get(routeOf(HTTP_ROUTES.cacheable)), Cacheable({ key: 'http-user', ttl: CACHE_TTL_S })]);
+// Fixed windows, as ThrottlerGuard counts, with limits no run reaches (see rate-limit-windows.ts).
+if (RateLimit) {
   decorateMethod(OursController, 'limited', [
-    Get('limited'),
-    RateLimit({ algorithm: 'fixed-window', limit: 1_000_000_000, windowMs: 60_000 }),
+    Get(routeOf(HTTP_ROUTES.rateLimit)),
+    RateLimit({ algorithm: 'fixed-window', limit: UNREACHED_LIMIT, windowMs: SINGLE_WINDOW.windowMs }),
   ]);
+  const policies = RATE_LIMIT_WINDOWS.map((w) => ({ algorithm: 'fixed-window', limit: UNREACHED_LIMIT, windowMs: w.windowMs }));
+  decorateMethod(OursController, 'limited3', [Get(routeOf(HTTP_ROUTES.rateLimit3)), RateLimit(policies)]);
+}
 if (WithLock) {
   Query('id')(OursController.prototype, 'locked', 0);
-  decorateMethod(OursController, 'locked', [Get('locked'), WithLock({ resource: (id: string) => `order:${id}`, ttlMs: 5_000 })]);
+  decorateMethod(OursController, 'locked', [
+    Get(routeOf(HTTP_ROUTES.locked)),
+    WithLock({ resource: (id: string) => `order:${id}`, ttlMs: 5_000 }),
+  ]);
 }
 // Near cache turned on for this method only (the module default stays off), as an application would for a hot key.
 const nearRouted = Cacheable !== undefined && CacheService !== undefined;
 if (nearRouted) {
   decorateMethod(OursController, 'nearCached', [
-    Get(NEAR_CACHED_PATH.slice(1)),
+    Get(routeOf(NEAR_CACHED_PATH)),
     Cacheable({ key: 'http-near', ttl: CACHE_TTL_S, nearCache: true }),
   ]);
   Inject(CacheService)(NearStatsController, undefined as never, 0);
   Controller()(NearStatsController);
-  decorateMethod(NearStatsController, 'stats', [Get(NEAR_STATS_PATH.slice(1))]);
+  decorateMethod(NearStatsController, 'stats', [Get(routeOf(NEAR_STATS_PATH))]);
 }
 
 export function oursModule(redisUrl: string): unknown {

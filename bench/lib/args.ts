@@ -1,4 +1,5 @@
 import type { RunPlan } from './runner';
+import { SWEEP_LEVELS } from './sweep';
 
 /** Command-line options of `npm run bench`. */
 export interface BenchArgs {
@@ -10,10 +11,14 @@ export interface BenchArgs {
   /** Where the report goes (default: bench/ for a full run, a temp folder for --quick). */
   out?: string;
   plan: RunPlan;
+  /** The plan of the sweep's levels below the headline concurrency (fewer rounds: those ratios carry no issue target but 1.0). */
+  sweepPlan: RunPlan;
+  /** Concurrency levels of the library groups (`--concurrency 1,64`; default 1, 8 and 64). */
+  sweep: number[];
   http: { rounds: number; durationS: number; connections: number };
 }
 
-/** Parses `--quick`, `--only a,b`, `--contenders x,y`, `--out dir`, `--rounds n` and `--http-seconds s`. */
+/** Parses `--quick`, `--only a,b`, `--contenders x,y`, `--out dir`, `--rounds n`, `--concurrency 1,8,64` and `--http-seconds s`. */
 export function parseArgs(argv: string[]): BenchArgs {
   const value = (name: string) => {
     const i = argv.indexOf(name);
@@ -21,19 +26,25 @@ export function parseArgs(argv: string[]): BenchArgs {
   };
   const quick = argv.includes('--quick');
   const given = value('--rounds');
-  const rounds = positive('--rounds', Number(given ?? (quick ? 2 : 9)));
+  const rounds = positive('--rounds', Number(given ?? (quick ? 2 : 7)));
+  const sweep = (value('--concurrency') ?? SWEEP_LEVELS.join(',')).split(',').map((c) => positive('--concurrency', Number(c)));
   return {
     quick,
     only: (value('--only') ?? '').split(',').filter(Boolean),
     contenders: (value('--contenders') ?? '').split(',').filter(Boolean),
     out: value('--out'),
-    // Full run: 9 rounds of 1 s per contender (on a noisy 2-core machine the median of 5 rounds still moved by
-    // ±0.3 between runs; more, shorter rounds steady it at the same total time); HTTP: 7 rounds of 3 s.
-    // Quick: 2 rounds of 0.4 s (a smoke test, not a measurement).
-    plan: quick ? { rounds, durationMs: 400, warmupMs: 150, probeOps: 50 } : { rounds, durationMs: 1000, warmupMs: 700, probeOps: 200 },
+    // Full run: 7 rounds of 1 s per contender at the headline concurrency, 5 at the other levels of the sweep (on
+    // a noisy 2-core machine the median of 5 rounds still moved by ±0.3 between runs; the sweep triples the library
+    // groups, so the rounds are what the run's time allows). Quick: 2 rounds of 0.3 s (a smoke test, not a measurement).
+    plan: quick ? { rounds, durationMs: 300, warmupMs: 100, probeOps: 20 } : { rounds, durationMs: 1000, warmupMs: 700, probeOps: 200 },
+    sweepPlan: quick
+      ? { rounds, durationMs: 300, warmupMs: 100, probeOps: 20 }
+      : { rounds: Number(given ?? 5), durationMs: 1000, warmupMs: 500, probeOps: 200 },
+    sweep,
+    // HTTP: 6 rounds of 2 s per route (four groups of nine routes); quick: 1 round of 1 s.
     http: quick
-      ? { rounds, durationS: 1, connections: 32 }
-      : { rounds: Number(given ?? 7), durationS: positive('--http-seconds', Number(value('--http-seconds') ?? 3)), connections: 32 },
+      ? { rounds: Number(given ?? 1), durationS: 1, connections: 32 }
+      : { rounds: Number(given ?? 6), durationS: positive('--http-seconds', Number(value('--http-seconds') ?? 2)), connections: 32 },
   };
 }
 

@@ -1,13 +1,20 @@
 /** One measured stretch of work: how many operations ran, and what the contender itself observed. */
 export interface RunResult {
+  /** Operations that completed successfully (failed ones are in `errors`, never here). */
   ops: number;
   elapsedMs: number;
   /** Latency quantiles in ms, when the contender measures per-operation latency. */
   p50Ms?: number;
   p99Ms?: number;
+  p999Ms?: number;
   /** CPU (user + system, µs) of the process doing the client work, when it is not the runner's own. */
   clientCpuUs?: number;
-  /** Failed operations (errors, non-2xx): must be 0 for a valid measurement. */
+  /**
+   * Redis CPU (µs) of the run, when the contender measures it itself (e.g. over the nodes of a cluster); otherwise
+   * the runner takes it from the private server's INFO delta.
+   */
+  redisCpuUs?: number;
+  /** Failed operations (errors, non-2xx): a round with any is excluded from ratios and differences. */
   errors: number;
 }
 
@@ -32,12 +39,38 @@ export interface Contender {
   teardown?(): Promise<void>;
 }
 
-/** `numerator / denominator` of ops/s, computed inside each round, with an optional target from the issues. */
+/** A per-round figure a ratio or a difference can be taken of. */
+export type RoundMetric = 'opsPerSec' | 'clientCpuUsPerOp' | 'redisCpuUsPerOp' | 'p50Ms' | 'p99Ms' | 'p999Ms';
+
+/**
+ * `numerator / denominator` of a metric (ops/s unless `metric` says otherwise), computed inside each round. When
+ * `denominator` lists several contenders (a peer's plain and auto-pipelined rows), the ratio is taken against the
+ * one with the higher median ops/s: the peer at its best. Rounds where either side had errors are left out.
+ */
 export interface RatioSpec {
   label: string;
   numerator: string;
-  denominator: string;
+  denominator: string | readonly string[];
+  metric?: RoundMetric;
+  /** Met when the median is at least this (throughput ratios). */
   target?: number;
+  /** Met when the median is at most this (cost ratios, e.g. Redis CPU per operation). */
+  atMost?: number;
+}
+
+/**
+ * `numerator - baseline` of a metric inside each round (e.g. app CPU µs per request over the bare route), with an
+ * upper bound and, optionally, the peer whose added cost ours must stay below.
+ */
+export interface DifferenceSpec {
+  label: string;
+  numerator: string;
+  baseline: string;
+  metric: RoundMetric;
+  /** Met when the median difference is at most this. */
+  atMost?: number;
+  /** Also met only when the median difference is below the median of `peer - baseline`. */
+  peer?: string;
 }
 
 /** A set of contenders measured against each other, interleaved in rounds. */
@@ -48,8 +81,11 @@ export interface BenchGroup {
   unit: string;
   /** How the load was generated, for the report. */
   load: string;
+  /** Concurrent callers, for a group measured at several concurrencies (the sweep). */
+  concurrency?: number;
   contenders: Contender[];
   ratios: RatioSpec[];
+  differences?: DifferenceSpec[];
   /** Absolute floors from the issues, on a contender's median ops/s (e.g. streams ≥ 20k entries/s). */
   minimums?: { label: string; contender: string; opsPerSec: number }[];
   /** Whether to run the concurrency-1 probe (library level only). */

@@ -1,4 +1,5 @@
 import type { GroupResult } from './runner';
+import { HEADLINE_CONCURRENCY } from './sweep';
 
 const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -7,7 +8,12 @@ const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&
  * on a linear scale with 1× marked: bars right of the line mean "ours does more operations per second".
  */
 export function renderRatioChart(groups: GroupResult[]): string {
-  const bars = groups.flatMap((g) => g.ratios.filter((r) => r.summary.n > 0).map((r) => ({ group: g.title.split(':')[0], ...r })));
+  // Throughput ratios only, at the headline concurrency of the sweep (the other levels are in the report's tables).
+  const bars = groups
+    .filter((g) => g.concurrency === undefined || g.concurrency === HEADLINE_CONCURRENCY)
+    .flatMap((g) =>
+      g.ratios.filter((r) => r.summary.n > 0 && r.metric === 'opsPerSec').map((r) => ({ group: g.title.split(':')[0], ...r })),
+    );
   const labelWidth = 560;
   const plotWidth = 420;
   const rowHeight = 24;

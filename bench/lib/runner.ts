@@ -1,6 +1,6 @@
-import type { BenchGroup, Contender, RunResult } from './contender';
+import type { BenchGroup, Contender, DifferenceSpec, RatioSpec, RoundMetric, RunResult } from './contender';
 import { PrivateRedis } from './private-redis';
-import { summarize, type Summary } from './stats';
+import { median, summarize, type Summary } from './stats';
 
 /** One contender's numbers in one round. */
 export interface RoundSample {
@@ -8,6 +8,7 @@ export interface RoundSample {
   opsPerSec: number;
   p50Ms: number;
   p99Ms: number;
+  p999Ms: number;
   clientCpuUsPerOp: number;
   redisCpuUsPerOp: number;
   commandsPerOp: number;
@@ -34,10 +35,26 @@ export interface ContenderResult {
 export interface RatioResult {
   label: string;
   numerator: string;
+  /** The denominator used: the peer row with the higher median ops/s when the spec listed several. */
   denominator: string;
+  /** The rows the denominator was chosen from, when the spec listed several. */
+  candidates?: string[];
+  metric: RoundMetric;
   target?: number;
+  atMost?: number;
   perRound: number[];
+  /** Rounds left out because either side had errors in them. */
+  excludedRounds: number;
   summary: Summary;
+  met?: boolean;
+}
+
+export interface DifferenceResult extends Omit<DifferenceSpec, 'peer'> {
+  perRound: number[];
+  excludedRounds: number;
+  summary: Summary;
+  /** `peer - baseline` inside each round, when the spec names a peer. */
+  peer?: { id: string; summary: Summary };
   met?: boolean;
 }
 
@@ -54,8 +71,11 @@ export interface GroupResult {
   title: string;
   unit: string;
   load: string;
+  /** Concurrent callers of the closed loop, for groups measured at several (the concurrency sweep). */
+  concurrency?: number;
   contenders: ContenderResult[];
   ratios: RatioResult[];
+  differences: DifferenceResult[];
   minimums: MinimumResult[];
 }
 
@@ -66,7 +86,17 @@ export interface RunPlan {
   probeOps: number;
 }
 
-const METRICS = ['opsPerSec', 'p50Ms', 'p99Ms', 'clientCpuUsPerOp', 'redisCpuUsPerOp', 'commandsPerOp', 'readsPerOp', 'errors'] as const;
+const METRICS = [
+  'opsPerSec',
+  'p50Ms',
+  'p99Ms',
+  'p999Ms',
+  'clientCpuUsPerOp',
+  'redisCpuUsPerOp',
+  'commandsPerOp',
+  'readsPerOp',
+  'errors',
+] as const;
 
 /**
  * Measures a group: setup, a warm-up of every contender, then `rounds` rounds in which every contender runs once
@@ -83,6 +113,8 @@ export async function runGroup(group: BenchGroup, redis: PrivateRedis, plan: Run
     if (contender.unavailable) continue;
     try {
       await contender.setup?.();
+      // A label may name what setup measured (e.g. an arrival rate derived from a peer's capacity).
+      result.label = contender.label;
       live.push(contender);
     } catch (error) {
       result.unavailable = `setup failed: ${(error as Error).message}`;
@@ -111,22 +143,88 @@ export async function runGroup(group: BenchGroup, redis: PrivateRedis, plan: Run
     if (result.rounds.length === 0) continue;
     result.summary = Object.fromEntries(METRICS.map((m) => [m, summarize(result.rounds.map((r) => r[m]))])) as ContenderResult['summary'];
   }
-  const ratios = group.ratios.map((spec): RatioResult => {
-    const num = results.get(spec.numerator)?.rounds ?? [];
-    const den = results.get(spec.denominator)?.rounds ?? [];
-    const perRound = num.flatMap((n) => {
-      const d = den.find((r) => r.round === n.round);
-      return d && d.opsPerSec > 0 ? [n.opsPerSec / d.opsPerSec] : [];
-    });
-    const summary = summarize(perRound);
-    const met = spec.target === undefined || summary.n === 0 ? undefined : summary.median >= spec.target;
-    return { ...spec, perRound, summary, met };
-  });
+  const ratios = group.ratios.map((spec) => ratioOf(spec, results));
+  const differences = (group.differences ?? []).map((spec) => differenceOf(spec, results));
   const minimums = (group.minimums ?? []).map((spec): MinimumResult => {
     const measured = results.get(spec.contender)?.summary?.opsPerSec;
     return { ...spec, measured, met: measured && measured.n > 0 ? measured.median >= spec.opsPerSec : undefined };
   });
-  return { id: group.id, title: group.title, unit: group.unit, load: group.load, contenders: [...results.values()], ratios, minimums };
+  return {
+    id: group.id,
+    title: group.title,
+    unit: group.unit,
+    load: group.load,
+    concurrency: group.concurrency,
+    contenders: [...results.values()],
+    ratios,
+    differences,
+    minimums,
+  };
+}
+
+/** Within-round values of `f(numerator round, denominator round)`, leaving out rounds where either side had errors. */
+function pairedRounds(
+  num: readonly RoundSample[],
+  den: readonly RoundSample[],
+  f: (n: RoundSample, d: RoundSample) => number,
+): { values: number[]; excluded: number } {
+  const values: number[] = [];
+  let excluded = 0;
+  for (const n of num) {
+    const d = den.find((r) => r.round === n.round);
+    if (!d) continue;
+    if (n.errors > 0 || d.errors > 0) {
+      excluded++;
+      continue;
+    }
+    const value = f(n, d);
+    if (Number.isFinite(value)) values.push(value);
+  }
+  return { values, excluded };
+}
+
+/** The candidate with the higher median ops/s over its error-free rounds: a peer at its best configuration. */
+function bestOf(candidates: readonly string[], results: Map<string, ContenderResult>): string {
+  let best = candidates[0];
+  let bestOps = -1;
+  for (const id of candidates) {
+    const ops = median((results.get(id)?.rounds ?? []).filter((r) => r.errors === 0).map((r) => r.opsPerSec));
+    if (Number.isFinite(ops) && ops > bestOps) [best, bestOps] = [id, ops];
+  }
+  return best;
+}
+
+function ratioOf(spec: RatioSpec, results: Map<string, ContenderResult>): RatioResult {
+  const metric = spec.metric ?? 'opsPerSec';
+  const candidates = typeof spec.denominator === 'string' ? undefined : [...spec.denominator];
+  const denominator = candidates ? bestOf(candidates, results) : (spec.denominator as string);
+  const { values, excluded } = pairedRounds(results.get(spec.numerator)?.rounds ?? [], results.get(denominator)?.rounds ?? [], (n, d) =>
+    d[metric] > 0 ? n[metric] / d[metric] : Number.NaN,
+  );
+  const summary = summarize(values);
+  let met: boolean | undefined;
+  if (summary.n > 0 && (spec.target !== undefined || spec.atMost !== undefined)) {
+    met = (spec.target === undefined || summary.median >= spec.target) && (spec.atMost === undefined || summary.median <= spec.atMost);
+  }
+  return { ...spec, denominator, candidates, metric, perRound: values, excludedRounds: excluded, summary, met };
+}
+
+function differenceOf(spec: DifferenceSpec, results: Map<string, ContenderResult>): DifferenceResult {
+  const rounds = (id: string) => results.get(id)?.rounds ?? [];
+  const minus = (n: RoundSample, d: RoundSample) => n[spec.metric] - d[spec.metric];
+  const own = pairedRounds(rounds(spec.numerator), rounds(spec.baseline), minus);
+  const summary = summarize(own.values);
+  const peer = spec.peer
+    ? { id: spec.peer, summary: summarize(pairedRounds(rounds(spec.peer), rounds(spec.baseline), minus).values) }
+    : undefined;
+  let met: boolean | undefined;
+  if (summary.n > 0 && (spec.atMost !== undefined || peer)) {
+    met =
+      (spec.atMost === undefined || summary.median <= spec.atMost) &&
+      (peer === undefined || (peer.summary.n > 0 && summary.median < peer.summary.median));
+  }
+  const { peer: _peer, ...rest } = spec;
+  return { ...rest, perRound: own.values, excludedRounds: own.excluded, summary, peer, met };
 }
 
 async function measure(contender: Contender, redis: PrivateRedis, durationMs: number, round: number): Promise<RoundSample> {
@@ -142,8 +240,9 @@ async function measure(contender: Contender, redis: PrivateRedis, durationMs: nu
     opsPerSec: (result.ops * 1000) / result.elapsedMs,
     p50Ms: result.p50Ms ?? Number.NaN,
     p99Ms: result.p99Ms ?? Number.NaN,
+    p999Ms: result.p999Ms ?? Number.NaN,
     clientCpuUsPerOp: (result.clientCpuUs ?? cpuUsed.user + cpuUsed.system) / ops,
-    redisCpuUsPerOp: server.cpuUs / ops,
+    redisCpuUsPerOp: (result.redisCpuUs ?? server.cpuUs) / ops,
     commandsPerOp: server.commands / ops,
     readsPerOp: server.reads / ops,
     errors: result.errors,
@@ -159,4 +258,18 @@ async function probe(contender: Contender, redis: PrivateRedis, ops: number): Pr
   const byCommand: Record<string, number> = {};
   for (const [name, count] of server.byCommand) byCommand[name] = Math.round((count / ops) * 100) / 100;
   return { commandsPerOp: server.commands / ops, roundTripsPerOp: server.reads / ops, byCommand };
+}
+
+/**
+ * Contenders that did not measure what they say: set-up failed, or every round had errors (a transient error in
+ * one round is reported in its row and that round is left out of the ratios, but does not fail the run).
+ */
+export function brokenContenders(groups: readonly GroupResult[]): string[] {
+  return groups.flatMap((g) =>
+    g.contenders
+      .filter((c) =>
+        c.unavailable ? c.unavailable.startsWith('setup failed') : c.rounds.length > 0 && c.rounds.every((r) => r.errors > 0),
+      )
+      .map((c) => `${g.id}: ${c.label} (${c.unavailable ?? `errors in every round, ${c.rounds.map((r) => r.errors).join('/')}`})`),
+  );
 }

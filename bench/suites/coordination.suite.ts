@@ -4,6 +4,7 @@ import type { BenchGroup } from '../lib/contender';
 import { libraryContender, unavailableContender } from '../lib/contenders';
 import { createOurContext, missingExports, resolveService } from '../lib/our-library';
 import { CACHED_VALUE } from './payload';
+import { peerTargetAt } from '../lib/sweep';
 import type { SuiteContext } from './suite-context';
 
 interface PermitLike {
@@ -16,10 +17,7 @@ interface IdempotencyServiceLike {
   execute<T>(key: string, work: () => Promise<T>, options?: { ttlMs?: number }): Promise<T>;
 }
 
-const CONCURRENCY = 16;
 const TTL_MS = 10_000;
-// More permits than workers: every acquisition succeeds at once, the cost measured is the protocol's, not waiting.
-const PERMITS = 2 * CONCURRENCY;
 const JSON_TEXT = JSON.stringify(CACHED_VALUE);
 
 const neverCalled = async (): Promise<never> => {
@@ -32,6 +30,8 @@ const neverCalled = async (): Promise<never> => {
  * redis-semaphore's Semaphore (the npm package users pick for this; no fencing), both on one ioredis connection.
  */
 export function semaphoreGroup(ctx: SuiteContext): BenchGroup {
+  // More permits than workers: every acquisition succeeds at once, the cost measured is the protocol's, not waiting.
+  const PERMITS = 2 * ctx.concurrency;
   const missing = missingExports('SemaphoreService');
   let ours: SemaphoreServiceLike;
   let closeOurs: (() => Promise<void>) | undefined;
@@ -40,7 +40,7 @@ export function semaphoreGroup(ctx: SuiteContext): BenchGroup {
     id: 'semaphore',
     title: 'Semaphores: acquire + release, permits available',
     unit: 'acquire + release of one permit',
-    load: `${CONCURRENCY} concurrent workers on one semaphore of ${PERMITS} permits, closed loop`,
+    load: `${ctx.concurrency} concurrent worker(s) on one semaphore of ${PERMITS} permits, closed loop`,
     probe: true,
     contenders: [
       missing
@@ -48,7 +48,7 @@ export function semaphoreGroup(ctx: SuiteContext): BenchGroup {
         : libraryContender({
             id: 'ours',
             label: 'SemaphoreService acquire + release',
-            concurrency: CONCURRENCY,
+            concurrency: ctx.concurrency,
             setup: async () => {
               const app = await createOurContext(ctx.redis.url, 'bench-semaphore');
               ours = resolveService<SemaphoreServiceLike>(app, 'SemaphoreService');
@@ -60,7 +60,7 @@ export function semaphoreGroup(ctx: SuiteContext): BenchGroup {
       libraryContender({
         id: 'redis-semaphore',
         label: 'redis-semaphore Semaphore acquire + release',
-        concurrency: CONCURRENCY,
+        concurrency: ctx.concurrency,
         setup: async () => {
           peerClient = new Redis({ port: ctx.redis.port, host: '127.0.0.1' });
         },
@@ -76,7 +76,14 @@ export function semaphoreGroup(ctx: SuiteContext): BenchGroup {
         teardown: async () => void peerClient.disconnect(),
       }),
     ],
-    ratios: [{ label: 'SemaphoreService / redis-semaphore', numerator: 'ours', denominator: 'redis-semaphore' }],
+    ratios: [
+      {
+        label: 'SemaphoreService / redis-semaphore',
+        numerator: 'ours',
+        denominator: 'redis-semaphore',
+        target: peerTargetAt(ctx.concurrency, undefined),
+      },
+    ],
   };
 }
 
@@ -95,7 +102,7 @@ export function idempotencyGroup(ctx: SuiteContext): BenchGroup {
     id: 'idempotency',
     title: 'Idempotency keys: a duplicate answered from the stored result',
     unit: 'one replayed call',
-    load: `${CONCURRENCY} concurrent callers, each replaying its own key, closed loop`,
+    load: `${ctx.concurrency} concurrent caller(s), each replaying its own key, closed loop`,
     probe: true,
     contenders: [
       missing
@@ -103,11 +110,11 @@ export function idempotencyGroup(ctx: SuiteContext): BenchGroup {
         : libraryContender({
             id: 'ours',
             label: 'IdempotencyService.execute (replay)',
-            concurrency: CONCURRENCY,
+            concurrency: ctx.concurrency,
             setup: async () => {
               const app = await createOurContext(ctx.redis.url, 'bench-idempotency');
               ours = resolveService<IdempotencyServiceLike>(app, 'IdempotencyService');
-              for (let w = 0; w < CONCURRENCY; w++) await ours.execute(keyOf(w), async () => CACHED_VALUE);
+              for (let w = 0; w < ctx.concurrency; w++) await ours.execute(keyOf(w), async () => CACHED_VALUE);
               closeOurs = () => app.close();
             },
             op: async (w) => {
@@ -119,10 +126,10 @@ export function idempotencyGroup(ctx: SuiteContext): BenchGroup {
       libraryContender({
         id: 'raw',
         label: 'hand-written GET + JSON.parse of a stored result',
-        concurrency: CONCURRENCY,
+        concurrency: ctx.concurrency,
         setup: async () => {
           raw = new Redis({ port: ctx.redis.port, host: '127.0.0.1' });
-          for (let w = 0; w < CONCURRENCY; w++) await raw.set(`bench-idem-raw:${keyOf(w)}`, JSON_TEXT, 'PX', 3_600_000);
+          for (let w = 0; w < ctx.concurrency; w++) await raw.set(`bench-idem-raw:${keyOf(w)}`, JSON_TEXT, 'PX', 3_600_000);
         },
         op: async (w) => {
           const replayed = JSON.parse((await raw.get(`bench-idem-raw:${keyOf(w)}`)) as string) as { id: number };

@@ -1,10 +1,14 @@
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
-import Redis from 'ioredis';
+import { RedisThrottlerStorage } from '@nestjs-redis/throttler-storage';
+import type Redis from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
+import { createClient } from 'redis';
 import type { BenchGroup, Contender, RatioSpec } from '../lib/contender';
 import { libraryContender, unavailableContender } from '../lib/contenders';
 import { createOurContextWithMetricsSdk } from '../lib/metrics-sdk';
 import { createOurContext, libraryExport, missingExports, resolveService } from '../lib/our-library';
+import { HEADLINE_CONCURRENCY, peerTargetAt } from '../lib/sweep';
+import { apSuffix, peerIoredis } from '../lib/peer-clients';
 import type { SuiteContext } from './suite-context';
 
 /** The part of RateLimiterService the benchmark calls. */
@@ -12,7 +16,6 @@ export interface RateLimiterLike {
   consume(key: string, policy: object | readonly object[]): Promise<{ allowed: boolean }>;
 }
 
-export const RL_CONCURRENCY = 32;
 const WINDOW_MS = 60_000;
 const LIMIT = 100;
 // Many clients, each seen a few times per run: every decision is an "allowed" one on a realistic key space
@@ -33,6 +36,27 @@ const FIXED_WINDOW_LUA = `
 local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return { count, redis.call('PTTL', KEYS[1]) }`;
+
+// The reference write-ups' own sliding-window log (docs: "Sliding Window (Lua — Atomic)"), verbatim: the baseline
+// for our sliding log, which no peer library offers. The caller passes its clock, as the write-up does.
+const REFERENCE_SLIDING_WINDOW_LUA = `
+local key = KEYS[1]
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local limit = tonumber(ARGV[3])
+
+redis.call('ZREMRANGEBYSCORE', key, 0, now - window)
+local count = redis.call('ZCARD', key)
+
+if count < limit then
+    local seq_key = key .. ':seq'
+    local seq = redis.call('INCR', seq_key)
+    redis.call('EXPIRE', seq_key, math.ceil(window / 1000))
+    redis.call('ZADD', key, now, now .. '-' .. seq)
+    redis.call('EXPIRE', key, math.ceil(window / 1000))
+    return 1
+end
+return 0`;
 
 /** A key generator cycling through KEY_SPACE client ids. */
 export function clientKeys(prefix: string): () => string {
@@ -72,7 +96,7 @@ function metricsSdkContender(ctx: SuiteContext): Contender {
   return libraryContender({
     id: 'ours-fixed-window-otel',
     label: 'RateLimiterService.consume() fixed-window (OpenTelemetry SDK)',
-    concurrency: RL_CONCURRENCY,
+    concurrency: ctx.concurrency,
     setup: async () => {
       const app = await createOurContextWithMetricsSdk(ctx.redis.url, 'bench-rl-otel');
       limiter = resolveService<RateLimiterLike>(app, 'RateLimiterService');
@@ -92,7 +116,7 @@ function ourContenders(ctx: SuiteContext): Contender[] {
     return libraryContender({
       id: `ours-${name}`,
       label: `RateLimiterService.consume() ${name}`,
-      concurrency: RL_CONCURRENCY,
+      concurrency: ctx.concurrency,
       setup: shared.setup,
       teardown: shared.teardown,
       op: async () => expectAllowed(await shared.limiter.consume(nextKey(), policy)),
@@ -115,7 +139,7 @@ function throttlerStorageContender(ctx: SuiteContext): Contender {
   return libraryContender({
     id: 'ours-throttler-storage',
     label: 'RedisPatternsThrottlerStorage.increment() (our storage under ThrottlerGuard)',
-    concurrency: RL_CONCURRENCY,
+    concurrency: ctx.concurrency,
     setup: async () => {
       await shared.setup();
       const Storage = libraryExport<new (limiter: RateLimiterLike) => ThrottlerStorageLike>('RedisPatternsThrottlerStorage')!;
@@ -130,91 +154,202 @@ function throttlerStorageContender(ctx: SuiteContext): Contender {
   });
 }
 
-function peerContenders(ctx: SuiteContext): Contender[] {
-  const clients: Redis[] = [];
-  const client = () => {
-    const redis = new Redis({ port: ctx.redis.port, host: '127.0.0.1' });
-    clients.push(redis);
-    return redis;
-  };
+function rlfContender(ctx: SuiteContext, autoPipelining: boolean): Contender {
+  const client = peerIoredis(ctx, autoPipelining);
+  const nextKey = clientKeys(autoPipelining ? 'ap:' : '');
   let rlf: RateLimiterRedis;
+  return libraryContender({
+    id: autoPipelining ? 'rlf-ap' : 'rlf',
+    label: `rate-limiter-flexible RateLimiterRedis.consume()${apSuffix(autoPipelining)}`,
+    concurrency: ctx.concurrency,
+    setup: async () => {
+      client.open();
+      rlf = new RateLimiterRedis({ storeClient: client.get(), points: LIMIT, duration: WINDOW_MS / 1000, keyPrefix: 'rlf' });
+    },
+    op: () => rlf.consume(nextKey()),
+    teardown: async () => client.close(),
+  });
+}
+
+function nestLabThrottlerContender(ctx: SuiteContext, autoPipelining: boolean): Contender {
+  const client = peerIoredis(ctx, autoPipelining);
+  const nextKey = clientKeys(autoPipelining ? 'throttle-ap:' : 'throttle:');
   let throttler: ThrottlerStorageRedisService;
-  let raw: Redis & { benchFixedWindow?: (key: string, windowMs: number) => Promise<[number, number]> };
-  const rlfKey = clientKeys('');
-  const throttlerKey = clientKeys('throttle:');
+  return libraryContender({
+    id: autoPipelining ? 'throttler-ap' : 'throttler',
+    label: `@nest-lab/throttler-storage-redis increment()${apSuffix(autoPipelining)}`,
+    concurrency: ctx.concurrency,
+    setup: async () => {
+      client.open();
+      throttler = new ThrottlerStorageRedisService(client.get());
+    },
+    op: async () => {
+      const record = await throttler.increment(nextKey(), WINDOW_MS, LIMIT, 0, 'default');
+      if (record.isBlocked) throw new Error('blocked during the allowed-path benchmark');
+    },
+    teardown: async () => client.close(),
+  });
+}
+
+/** A named throttler of @nestjs/throttler: name, window (ms) and limit. */
+export interface ThrottlerName {
+  name: string;
+  ttl: number;
+  limit: number;
+}
+
+/** @nestjs-redis/throttler-storage on node-redis, which pipelines every concurrent command by design (its best). */
+export function nodeRedisThrottlerContender(ctx: SuiteContext, id: string, keyPrefix: string, names: readonly ThrottlerName[]): Contender {
+  const client = createClient({ url: ctx.redis.url });
+  const nextKey = clientKeys(keyPrefix);
+  let storage: RedisThrottlerStorage;
+  return libraryContender({
+    id,
+    label:
+      names.length === 1
+        ? '@nestjs-redis/throttler-storage increment() (node-redis)'
+        : `three named throttlers, @nestjs-redis/throttler-storage (${names.length} sequential increment() calls, node-redis)`,
+    concurrency: ctx.concurrency,
+    setup: async () => {
+      await client.connect();
+      storage = new RedisThrottlerStorage(client as never);
+    },
+    op: async () => {
+      const tracker = nextKey();
+      for (const t of names) {
+        const record = await storage.increment(names.length === 1 ? tracker : `${tracker}:${t.name}`, t.ttl, t.limit, 0, t.name);
+        if (record.isBlocked) throw new Error('blocked during the allowed-path benchmark');
+      }
+    },
+    teardown: async () => void (await client.close()),
+  });
+}
+
+function handWrittenContenders(ctx: SuiteContext): Contender[] {
+  type Scripted = Redis & {
+    benchFixedWindow?: (key: string, windowMs: number) => Promise<[number, number]>;
+    benchReferenceSlidingWindow?: (key: string, now: number, windowMs: number, limit: number) => Promise<number>;
+  };
+  const client = peerIoredis(ctx, true);
   const rawKey = clientKeys('raw:');
+  const logKey = clientKeys('ref-log:');
+  let users = 0;
+  const setup = async () => {
+    if (users++ > 0) return;
+    client.open();
+    client.get().defineCommand('benchFixedWindow', { numberOfKeys: 1, lua: FIXED_WINDOW_LUA });
+    client.get().defineCommand('benchReferenceSlidingWindow', { numberOfKeys: 1, lua: REFERENCE_SLIDING_WINDOW_LUA });
+  };
+  const teardown = async () => {
+    if (--users === 0) client.close();
+  };
   return [
     libraryContender({
-      id: 'rlf',
-      label: 'rate-limiter-flexible RateLimiterRedis.consume()',
-      concurrency: RL_CONCURRENCY,
-      setup: async () => {
-        rlf = new RateLimiterRedis({ storeClient: client(), points: LIMIT, duration: WINDOW_MS / 1000, keyPrefix: 'rlf' });
-      },
-      op: () => rlf.consume(rlfKey()),
-      teardown: async () => undefined,
-    }),
-    libraryContender({
-      id: 'throttler',
-      label: '@nest-lab/throttler-storage-redis increment()',
-      concurrency: RL_CONCURRENCY,
-      setup: async () => {
-        throttler = new ThrottlerStorageRedisService(client());
-      },
-      op: async () => {
-        const record = await throttler.increment(throttlerKey(), WINDOW_MS, LIMIT, 0, 'default');
-        if (record.isBlocked) throw new Error('blocked during the allowed-path benchmark');
-      },
-    }),
-    libraryContender({
       id: 'raw',
-      label: 'hand-written one-EVALSHA fixed window',
-      concurrency: RL_CONCURRENCY,
-      setup: async () => {
-        raw = client();
-        raw.defineCommand('benchFixedWindow', { numberOfKeys: 1, lua: FIXED_WINDOW_LUA });
-      },
+      label: 'hand-written one-EVALSHA fixed window (auto-pipelining)',
+      concurrency: ctx.concurrency,
+      setup,
+      teardown,
       op: async () => {
-        const [count] = await raw.benchFixedWindow!(rawKey(), WINDOW_MS);
+        const [count] = await (client.get() as Scripted).benchFixedWindow!(rawKey(), WINDOW_MS);
         if (count > LIMIT) throw new Error('denied during the allowed-path benchmark');
       },
-      teardown: async () => {
-        for (const redis of clients.splice(0)) redis.disconnect();
+    }),
+    libraryContender({
+      id: 'reference-log',
+      label: "the reference write-up's sliding-window Lua, by hand (auto-pipelining)",
+      concurrency: ctx.concurrency,
+      setup,
+      teardown,
+      op: async () => {
+        const allowed = await (client.get() as Scripted).benchReferenceSlidingWindow!(logKey(), Date.now(), WINDOW_MS, LIMIT);
+        if (allowed !== 1) throw new Error('denied during the allowed-path benchmark');
       },
     }),
   ];
 }
 
+function peerContenders(ctx: SuiteContext): Contender[] {
+  return [
+    rlfContender(ctx, false),
+    rlfContender(ctx, true),
+    nestLabThrottlerContender(ctx, false),
+    nestLabThrottlerContender(ctx, true),
+    nodeRedisThrottlerContender(ctx, 'nestjs-redis-throttler', 'nr-throttle:', [{ name: 'default', ttl: WINDOW_MS, limit: LIMIT }]),
+    ...handWrittenContenders(ctx),
+  ];
+}
+
+/** Every peer's rows: the ratio targets are taken against the better of them (the peer at its best). */
+const RLF = ['rlf', 'rlf-ap'] as const;
+const THROTTLER_STORAGES = ['throttler', 'throttler-ap', 'nestjs-redis-throttler'] as const;
+
 /**
- * Rate limiting, one policy: consume() for every algorithm against rate-limiter-flexible's RateLimiterRedis,
- * @nest-lab/throttler-storage-redis's increment() (what ThrottlerGuard calls once per named throttler) and a
- * hand-written one-EVALSHA fixed window, all on the allowed path.
+ * Rate limiting, one policy: consume() for every algorithm against rate-limiter-flexible's RateLimiterRedis and the
+ * two Redis storages of @nestjs/throttler (@nest-lab/throttler-storage-redis on ioredis, @nestjs-redis/throttler-storage
+ * on node-redis; `increment()` is what ThrottlerGuard calls once per named throttler), each ioredis peer with and
+ * without auto-pipelining, plus hand-written scripts, all on the allowed path.
  */
 export function rateLimitGroup(ctx: SuiteContext): BenchGroup {
-  const ratios: RatioSpec[] = Object.keys(POLICIES).flatMap((name) => [
-    { label: `${name} / rate-limiter-flexible`, numerator: `ours-${name}`, denominator: 'rlf', target: 1.5 },
-    { label: `${name} / throttler storage`, numerator: `ours-${name}`, denominator: 'throttler', target: 1.5 },
+  const c = ctx.concurrency;
+  const counters = ['fixed-window', 'sliding-window-counter', 'token-bucket', 'gcra'];
+  const ratios: RatioSpec[] = counters.flatMap((name) => [
+    { label: `${name} / rate-limiter-flexible (better row)`, numerator: `ours-${name}`, denominator: RLF, target: peerTargetAt(c, 1.5) },
+    {
+      label: `${name} / throttler storage (best row)`,
+      numerator: `ours-${name}`,
+      denominator: THROTTLER_STORAGES,
+      target: peerTargetAt(c, 1.5),
+    },
   ]);
-  ratios.push({ label: 'fixed-window / hand-written EVALSHA', numerator: 'ours-fixed-window', denominator: 'raw' });
-  ratios.push({
-    label: 'RedisPatternsThrottlerStorage / @nest-lab/throttler-storage-redis',
-    numerator: 'ours-throttler-storage',
-    denominator: 'throttler',
-    target: 1.0,
-  });
-  ratios.push({
-    label: 'fixed-window with the OpenTelemetry SDK / without',
-    numerator: 'ours-fixed-window-otel',
-    denominator: 'ours-fixed-window',
-    target: 0.95,
-  });
+  ratios.push(
+    {
+      label: "sliding-window (log) / the reference write-up's script",
+      numerator: 'ours-sliding-window',
+      denominator: 'reference-log',
+      target: peerTargetAt(c, 1.5),
+    },
+    {
+      label: 'sliding-window (log) / rate-limiter-flexible (better row)',
+      numerator: 'ours-sliding-window',
+      denominator: RLF,
+      target: peerTargetAt(c, 1.0),
+    },
+    { label: 'fixed-window / hand-written EVALSHA', numerator: 'ours-fixed-window', denominator: 'raw' },
+    {
+      label: 'RedisPatternsThrottlerStorage / the better @nest-lab/throttler-storage-redis row',
+      numerator: 'ours-throttler-storage',
+      denominator: ['throttler', 'throttler-ap'],
+      target: peerTargetAt(c, 1.0),
+    },
+  );
+  // Redis CPU per decision: what a shared Redis pays for each limiter, whatever the client does.
+  for (const peer of [...RLF, ...THROTTLER_STORAGES]) {
+    ratios.push({
+      label: `Redis CPU per decision, fixed-window / ${peer}`,
+      numerator: 'ours-fixed-window',
+      denominator: peer,
+      metric: 'redisCpuUsPerOp',
+      atMost: c === HEADLINE_CONCURRENCY ? 0.5 : undefined,
+    });
+  }
+  const contenders = [...ourContenders(ctx), throttlerStorageContender(ctx), ...peerContenders(ctx)];
+  if (c === HEADLINE_CONCURRENCY) {
+    contenders.push(metricsSdkContender(ctx));
+    ratios.push({
+      label: 'fixed-window with the OpenTelemetry SDK / without',
+      numerator: 'ours-fixed-window-otel',
+      denominator: 'ours-fixed-window',
+      target: 0.95,
+    });
+  }
   return {
     id: 'rate-limit',
     title: 'Rate limit: one policy',
     unit: 'one allowed decision',
-    load: `${RL_CONCURRENCY} concurrent callers over ${KEY_SPACE.toLocaleString('en-US')} client keys, limit ${LIMIT} per ${WINDOW_MS / 1000} s, closed loop`,
+    load: `${c} concurrent caller${c === 1 ? '' : 's'} over ${KEY_SPACE.toLocaleString('en-US')} client keys, limit ${LIMIT} per ${WINDOW_MS / 1000} s, closed loop`,
     probe: true,
-    contenders: [...ourContenders(ctx), metricsSdkContender(ctx), throttlerStorageContender(ctx), ...peerContenders(ctx)],
+    contenders,
     ratios,
   };
 }

@@ -1,0 +1,243 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { BenchReport } from './report-markdown';
+import { ratioTargetText } from './report-markdown';
+import type { ContenderResult, DifferenceResult, GroupResult, RatioResult } from './runner';
+import { fmt, fmtSummary } from './stats';
+import { HEADLINE_CONCURRENCY, SWEEP_LEVELS } from './sweep';
+
+/**
+ * The benchmark figures as the README shows them: generated from the committed bench/results/results.json (a full
+ * run) between two markers, never typed, so a figure cannot drift from the run it came from.
+ */
+const BEGIN = '<!-- bench-figures:begin (generated from bench/results/results.json by npm run bench; do not edit) -->';
+const END = '<!-- bench-figures:end -->';
+
+const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+/** The library groups of the concurrency sweep, in the order the README lists them. */
+const SWEEP_SUITES: Array<[id: string, title: string]> = [
+  ['cache', 'cache hit'],
+  ['rate-limit', 'rate limit, one policy'],
+  ['rate-limit-multi', 'rate limit, three policies'],
+  ['lock', 'lock acquire + release'],
+  ['semaphore', 'semaphore acquire + release'],
+  ['idempotency', 'idempotent replay'],
+];
+
+/** The HTTP groups: throughput at saturation and app CPU at a fixed rate, per adapter. */
+const ADAPTERS: Array<[name: string, throughput: string, cpu: string]> = [
+  ['Express', 'http', 'http-cpu'],
+  ['Fastify', 'http-fastify', 'http-fastify-cpu'],
+];
+
+/** `1.52 (1.31–1.70)×` with ` ✗` when a target was missed. */
+function ratioCell(r: RatioResult | undefined): string {
+  if (!r || r.summary.n === 0) return '–';
+  const mark = r.met === false ? ' **missed**' : '';
+  const left = r.excludedRounds ? `, ${r.excludedRounds} round${r.excludedRounds === 1 ? '' : 's'} left out` : '';
+  return `${fmtSummary(r.summary)}×${mark}${left}`;
+}
+
+function differenceCell(d: DifferenceResult | undefined): string {
+  if (!d || d.summary.n === 0) return '–';
+  const mark = d.met === false ? ' **missed**' : d.met ? ' (met)' : '';
+  const left = d.excludedRounds ? `, ${d.excludedRounds} round${d.excludedRounds === 1 ? '' : 's'} left out` : '';
+  return `${fmtSummary(d.summary)} µs${mark}${left}`;
+}
+
+/** Labels in first-seen order across groups. */
+function labelsOf<T extends { label: string }>(lists: ReadonlyArray<readonly T[] | undefined>): string[] {
+  return [...new Set(lists.flatMap((list) => (list ?? []).map((item) => item.label)))];
+}
+
+function environmentLine(report: BenchReport): string {
+  const env = report.environment;
+  const versions = Object.entries(env.versions)
+    .filter(([, version]) => version !== 'not installed')
+    .map(([name, version]) => `${name} ${version}`)
+    .join(', ');
+  return (
+    `From the committed ${report.mode} run of ${env.date.slice(0, 10)} ([bench/RESULTS.md](bench/RESULTS.md)): ${env.cpu}, ` +
+    `${env.cores} cores, Node ${env.node}, Redis ${env.redis}, load average ${env.loadAverage} at the start (a shared machine: ` +
+    `read the ranges). Versions: ${versions}. Every figure is the median over rounds with its min–max; a ratio is taken ` +
+    'inside each round; a round with errors on either side is left out.'
+  );
+}
+
+/** The loads of the two adapters' groups, said once when they are the same. */
+function loadsOf(groups: ReadonlyArray<GroupResult | undefined>): string {
+  const present = groups.flatMap((g, i) => (g ? [{ adapter: ADAPTERS[i][0], load: g.load }] : []));
+  if (present.length > 0 && present.every((p) => p.load === present[0].load)) return `both adapters: ${present[0].load}`;
+  return present.map((p) => `${p.adapter}: ${p.load}`).join('; ');
+}
+
+function endToEnd(groups: Map<string, GroupResult>): string[] {
+  const lines: string[] = [];
+  const cpu = ADAPTERS.map(([, , id]) => groups.get(id));
+  if (cpu.some(Boolean)) {
+    lines.push(
+      '**End to end: app CPU per request over a bare route** (the app process’s CPU from `/proc/<pid>/stat` at a fixed request rate',
+      `below saturation: ${cpu
+        .map((g, i) => (g ? `${ADAPTERS[i][0]}: ${g.load}` : ''))
+        .filter(Boolean)
+        .join('; ')}):`,
+      '',
+      `| route, added µs per request | ${ADAPTERS.map(([name]) => name).join(' | ')} | target |`,
+      `|---|${ADAPTERS.map(() => '---|').join('')}---|`,
+    );
+    for (const label of labelsOf(cpu.map((g) => g?.differences))) {
+      const diffs = cpu.map((g) => g?.differences.find((d) => d.label === label));
+      const spec = diffs.find(Boolean)!;
+      const target = [spec.atMost !== undefined ? `≤ ${spec.atMost} µs` : '', spec.peer ? 'below the peer route' : '']
+        .filter(Boolean)
+        .join(', ');
+      lines.push(`| ${cell(label)} | ${diffs.map(differenceCell).join(' | ')} | ${target} |`);
+    }
+    const bare = cpu.map((g) => g?.contenders.find((c) => c.id === 'bare')?.summary?.clientCpuUsPerOp);
+    lines.push(
+      '',
+      `The bare route itself: ${bare
+        .map((s, i) => (s ? `${ADAPTERS[i][0]} ${fmtSummary(s)} µs per request` : ''))
+        .filter(Boolean)
+        .join(', ')}.`,
+      '',
+    );
+  }
+  const throughput = ADAPTERS.map(([, id]) => groups.get(id));
+  if (throughput.some(Boolean)) {
+    lines.push(
+      `**End to end: requests per second at saturation**, ratio of the two routes (${throughput
+        .map((g, i) => (g ? `${ADAPTERS[i][0]}: ${g.load}` : ''))
+        .filter(Boolean)
+        .join('; ')}):`,
+      '',
+      `| ratio of requests/s | ${ADAPTERS.map(([name]) => name).join(' | ')} | target |`,
+      `|---|${ADAPTERS.map(() => '---|').join('')}---|`,
+    );
+    for (const label of labelsOf(throughput.map((g) => g?.ratios))) {
+      const ratios = throughput.map((g) => g?.ratios.find((r) => r.label === label));
+      lines.push(`| ${cell(label)} | ${ratios.map(ratioCell).join(' | ')} | ${ratioTargetText(ratios.find(Boolean)!)} |`);
+    }
+    lines.push('');
+  }
+  return lines;
+}
+
+function libraryRatios(groups: Map<string, GroupResult>): string[] {
+  const lines = [
+    `**Library level**: ours ÷ the peer at its best (the better of its plain and auto-pipelined rows), closed loop at 1, 8 and ` +
+      `${HEADLINE_CONCURRENCY} concurrent callers. Targets are set at ${HEADLINE_CONCURRENCY} callers; at 1 caller, where nothing can be batched, ` +
+      'the target is ≥ 1.0× every peer.',
+    '',
+    `| what | ratio | ${SWEEP_LEVELS.map((c) => `${c} caller${c === 1 ? '' : 's'}`).join(' | ')} | target at ${HEADLINE_CONCURRENCY} |`,
+    `|---|---|${SWEEP_LEVELS.map(() => '---|').join('')}---|`,
+  ];
+  for (const [id, title] of SWEEP_SUITES) {
+    const levels = SWEEP_LEVELS.map((c) => groups.get(`${id}@${c}`));
+    if (!levels.some(Boolean)) continue;
+    for (const label of labelsOf(levels.map((g) => g?.ratios))) {
+      const ratios = levels.map((g) => g?.ratios.find((r) => r.label === label));
+      const headline = ratios[SWEEP_LEVELS.indexOf(HEADLINE_CONCURRENCY)];
+      lines.push(`| ${title} | ${cell(label)} | ${ratios.map(ratioCell).join(' | ')} | ${headline ? ratioTargetText(headline) : ''} |`);
+    }
+  }
+  lines.push('');
+  return lines;
+}
+
+const ms = (c: ContenderResult, metric: 'p50Ms' | 'p99Ms' | 'p999Ms') => (c.summary ? fmtSummary(c.summary[metric]) : '–');
+
+function latency(groups: Map<string, GroupResult>): string[] {
+  const group = groups.get('latency');
+  if (!group) return [];
+  return [
+    `**Open-loop latency** (${group.load}), ms from each request’s intended start:`,
+    '',
+    '| contender | completed/s | p50 | p99 | p99.9 |',
+    '|---|---|---|---|---|',
+    ...group.contenders.map((c) =>
+      c.summary
+        ? `| ${cell(c.label)} | ${fmt(c.summary.opsPerSec.median)} | ${ms(c, 'p50Ms')} | ${ms(c, 'p99Ms')} | ${ms(c, 'p999Ms')} |`
+        : `| ${cell(c.label)} | ${cell(c.unavailable ?? 'no data')} | | | |`,
+    ),
+    '',
+  ];
+}
+
+function scaling(groups: Map<string, GroupResult>): string[] {
+  const lines: string[] = [];
+  for (const id of ['scaling', 'scaling-cluster']) {
+    const group = groups.get(id);
+    if (!group) continue;
+    lines.push(
+      `**${group.title}** (${group.load}):`,
+      '',
+      '| contender | ops/s | Redis CPU µs/op | client CPU µs/op |',
+      '|---|---|---|---|',
+      ...group.contenders.map((c) =>
+        c.summary
+          ? `| ${cell(c.label)} | ${fmtSummary(c.summary.opsPerSec)} | ${fmtSummary(c.summary.redisCpuUsPerOp)} | ${fmtSummary(c.summary.clientCpuUsPerOp)} |`
+          : `| ${cell(c.label)} | ${cell(c.unavailable ?? 'no data')} | | |`,
+      ),
+    );
+    if (group.ratios.length) lines.push('', group.ratios.map((r) => `${r.label}: ${ratioCell(r)}`).join('; ') + '.');
+    lines.push('');
+  }
+  return lines;
+}
+
+function limits(groups: Map<string, GroupResult>): string[] {
+  const server = groups.get('redis-benchmark');
+  const cache = groups.get(`cache@${HEADLINE_CONCURRENCY}`);
+  const nodeRedis = cache?.contenders.find((c) => c.id === 'node-redis');
+  const ours = cache?.contenders.find((c) => c.id === 'ours-get');
+  const parts: string[] = [];
+  if (ours?.summary && nodeRedis?.summary)
+    parts.push(
+      `a cache hit at ${HEADLINE_CONCURRENCY} callers: ours ${fmtSummary(ours.summary.opsPerSec)}/s, raw node-redis \`GET\` + \`JSON.parse\` ${fmtSummary(nodeRedis.summary.opsPerSec)}/s`,
+    );
+  for (const c of server?.contenders ?? []) if (c.summary) parts.push(`${c.label}: ${fmtSummary(c.summary.opsPerSec)}/s`);
+  return parts.length ? [`**Limits** on this machine: ${parts.join('; ')}.`, ''] : [];
+}
+
+function missed(report: BenchReport): string[] {
+  const items = report.groups.flatMap((g) =>
+    [...g.ratios, ...g.differences].filter((r) => r.met === false).map((r) => `${g.id}: ${r.label}`),
+  );
+  return items.length
+    ? [`Targets missed in this run (${items.length}): ${items.map(cell).join('; ')}.`]
+    : ['Every target was met in this run.'];
+}
+
+/** The README's Benchmarks block: the end-to-end tables first, then library ratios by concurrency, then the limits. */
+export function readmeBlock(report: BenchReport): string {
+  const groups = new Map(report.groups.map((g) => [g.id, g]));
+  return [
+    environmentLine(report),
+    '',
+    ...endToEnd(groups),
+    ...libraryRatios(groups),
+    ...latency(groups),
+    ...scaling(groups),
+    ...limits(groups),
+    ...missed(report),
+  ]
+    .join('\n')
+    .trim();
+}
+
+/** The generated block currently in `text` (undefined without markers). */
+export function blockIn(text: string): string | undefined {
+  const from = text.indexOf(BEGIN);
+  const to = text.indexOf(END);
+  return from < 0 || to < from ? undefined : text.slice(from + BEGIN.length, to).trim();
+}
+
+/** Rewrites the block of `file` with `block`; the markers must be there already. */
+export function writeBlock(file: string, block: string): void {
+  const text = readFileSync(file, 'utf8');
+  const from = text.indexOf(BEGIN);
+  const to = text.indexOf(END);
+  if (from < 0 || to < from) throw new Error(`${file} has no bench-figures markers`);
+  writeFileSync(file, `${text.slice(0, from + BEGIN.length)}\n\n${block}\n\n${text.slice(to)}`);
+}
