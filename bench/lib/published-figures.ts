@@ -76,11 +76,7 @@ function endToEnd(groups: Map<string, GroupResult>): string[] {
   const cpu = ADAPTERS.map(([, , id]) => groups.get(id));
   if (cpu.some(Boolean)) {
     lines.push(
-      '**End to end: app CPU per request over a bare route** (the app process’s CPU from `/proc/<pid>/stat` at a fixed request rate',
-      `below saturation: ${cpu
-        .map((g, i) => (g ? `${ADAPTERS[i][0]}: ${g.load}` : ''))
-        .filter(Boolean)
-        .join('; ')}):`,
+      `**End to end: app CPU per request over a bare route**, the app's CPU at a fixed request rate below saturation (${loadsOf(cpu)}):`,
       '',
       `| route, added µs per request | ${ADAPTERS.map(([name]) => name).join(' | ')} | target |`,
       `|---|${ADAPTERS.map(() => '---|').join('')}---|`,
@@ -106,10 +102,7 @@ function endToEnd(groups: Map<string, GroupResult>): string[] {
   const throughput = ADAPTERS.map(([, id]) => groups.get(id));
   if (throughput.some(Boolean)) {
     lines.push(
-      `**End to end: requests per second at saturation**, ratio of the two routes (${throughput
-        .map((g, i) => (g ? `${ADAPTERS[i][0]}: ${g.load}` : ''))
-        .filter(Boolean)
-        .join('; ')}):`,
+      `**End to end: requests per second at saturation**, ratio of the two routes (${loadsOf(throughput)}):`,
       '',
       `| ratio of requests/s | ${ADAPTERS.map(([name]) => name).join(' | ')} | target |`,
       `|---|${ADAPTERS.map(() => '---|').join('')}---|`,
