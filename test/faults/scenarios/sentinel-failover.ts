@@ -484,7 +484,12 @@ async function measure(context: ScenarioContext, rig: SentinelRig, apps: Apps): 
       'G6 LOCK-6',
       `with lock.waitReplicas 1 and a healthy replica, acquisition succeeds (${withWait.length} of ${withWait.length} runs)`,
       `${withWait.filter((r) => r.healthyOk).length} of ${withWait.length} acquired` +
-        (withWait.some((r) => r.healthyRefused) ? `; refused: ${tallyOf(withWait.filter((r) => r.healthyRefused), 'healthyRefused')}` : ''),
+        (withWait.some((r) => r.healthyRefused)
+          ? `; refused: ${tallyOf(
+              withWait.filter((r) => r.healthyRefused),
+              'healthyRefused',
+            )}`
+          : ''),
       withWait.every((r) => r.healthyOk === true),
     ),
     figure(

@@ -23,10 +23,18 @@ function renderCards(s) {
   }));
 }
 
+// 'requested' while this page's POST is in flight, then the startedAt of the burst it started, until a snapshot shows
+// that burst: a snapshot taken before it began is stale and would re-enable the button in the middle of the burst.
+let awaitedBurst = null;
+
 function renderTraffic(traffic) {
+  const burst = traffic.lastBurst;
+  if (awaitedBurst !== null) {
+    if (!burst || burst.startedAt !== awaitedBurst) return;
+    awaitedBurst = null;
+  }
   const button = $('generate-traffic');
   button.disabled = traffic.running;
-  const burst = traffic.lastBurst;
   if (!burst) return;
   const statuses = Object.keys(burst.byStatus).sort().map((status) => status + ' \\u00d7' + burst.byStatus[status]).join(', ');
   $('traffic-status').textContent = (traffic.running ? 'running: ' : 'last burst: ') + burst.sent + '/' + burst.planned + ' requests' + (statuses ? ' (' + statuses + ')' : '');
@@ -50,12 +58,20 @@ source.onmessage = (event) => {
 $('generate-traffic').addEventListener('click', async () => {
   const button = $('generate-traffic');
   button.disabled = true;
+  awaitedBurst = 'requested';
   try {
     const response = await fetch('/status/traffic', { method: 'POST' });
     const body = await response.json().catch(() => ({}));
-    if (response.status === 202) $('traffic-status').textContent = 'running: ' + body.planned + ' requests over a few seconds';
-    else $('traffic-status').textContent = body.message || 'HTTP ' + response.status;
+    if (response.status === 202) {
+      awaitedBurst = body.startedAt;
+      $('traffic-status').textContent = 'running: ' + body.planned + ' requests over a few seconds';
+    } else {
+      // Refused (another burst is running, or the app is stopping): the next snapshot says what is going on.
+      awaitedBurst = null;
+      $('traffic-status').textContent = body.message || 'HTTP ' + response.status;
+    }
   } catch (error) {
+    awaitedBurst = null;
     $('traffic-status').textContent = String(error);
     button.disabled = false;
   }
