@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { GeneratedBlock } from '../../test/harness/generated-block';
 import type { BenchReport } from './report-markdown';
 import { ratioTargetText } from './report-markdown';
 import type { ContenderResult, DifferenceResult, GroupResult, RatioResult } from './runner';
@@ -9,8 +9,10 @@ import { HEADLINE_CONCURRENCY, SWEEP_LEVELS } from './sweep';
  * The benchmark figures as the README shows them: generated from the committed bench/results/results.json (a full
  * run) between two markers, never typed, so a figure cannot drift from the run it came from.
  */
-const BEGIN = '<!-- bench-figures:begin (generated from bench/results/results.json by npm run bench; do not edit) -->';
-const END = '<!-- bench-figures:end -->';
+const BLOCK = new GeneratedBlock(
+  '<!-- bench-figures:begin (generated from bench/results/results.json by npm run bench; do not edit) -->',
+  '<!-- bench-figures:end -->',
+);
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -220,17 +222,7 @@ export function readmeBlock(report: BenchReport): string {
 }
 
 /** The generated block currently in `text` (undefined without markers). */
-export function blockIn(text: string): string | undefined {
-  const from = text.indexOf(BEGIN);
-  const to = text.indexOf(END);
-  return from < 0 || to < from ? undefined : text.slice(from + BEGIN.length, to).trim();
-}
+export const blockIn = BLOCK.in;
 
 /** Rewrites the block of `file` with `block`; the markers must be there already. */
-export function writeBlock(file: string, block: string): void {
-  const text = readFileSync(file, 'utf8');
-  const from = text.indexOf(BEGIN);
-  const to = text.indexOf(END);
-  if (from < 0 || to < from) throw new Error(`${file} has no bench-figures markers`);
-  writeFileSync(file, `${text.slice(0, from + BEGIN.length)}\n\n${block}\n\n${text.slice(to)}`);
-}
+export const writeBlock = BLOCK.write;

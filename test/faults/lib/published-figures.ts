@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { GeneratedBlock } from '../../harness/generated-block';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { coverageRows, type ScenarioOutcome } from './report';
 
@@ -6,8 +7,10 @@ import { coverageRows, type ScenarioOutcome } from './report';
  * The fault suite's figures as README.md and docs/reliability.md show them: generated from the committed
  * test/faults/report.jsonl (a full run) between two markers, never typed, so a figure cannot drift from its run.
  */
-const BEGIN = '<!-- fault-figures:begin (generated from test/faults/report.jsonl by npm run test:faults; do not edit) -->';
-const END = '<!-- fault-figures:end -->';
+const BLOCK = new GeneratedBlock(
+  '<!-- fault-figures:begin (generated from test/faults/report.jsonl by npm run test:faults; do not edit) -->',
+  '<!-- fault-figures:end -->',
+);
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -43,20 +46,10 @@ export function docsBlock(outcomes: readonly ScenarioOutcome[]): string {
 }
 
 /** The generated block currently in `text` (undefined without markers). */
-export function blockIn(text: string): string | undefined {
-  const from = text.indexOf(BEGIN);
-  const to = text.indexOf(END);
-  return from < 0 || to < from ? undefined : text.slice(from + BEGIN.length, to).trim();
-}
+export const blockIn = BLOCK.in;
 
 /** Rewrites the block of `file` with `block`; the markers must be there already. */
-export function writeBlock(file: string, block: string): void {
-  const text = readFileSync(file, 'utf8');
-  const from = text.indexOf(BEGIN);
-  const to = text.indexOf(END);
-  if (from < 0 || to < from) throw new Error(`${file} has no fault-figures markers`);
-  writeFileSync(file, `${text.slice(0, from + BEGIN.length)}\n\n${block}\n\n${text.slice(to)}`);
-}
+export const writeBlock = BLOCK.write;
 
 /** The documents and the block each carries. */
 export const PUBLISHED = (root: string) =>
