@@ -21,6 +21,7 @@ export { InjectRedis } from './core/connections/inject-redis.decorator';
 // Errors shared by the patterns, and their mapping to each transport
 export { InvalidOptionsError } from './errors/invalid-options.error';
 export { InvalidArgumentError } from './errors/invalid-argument.error';
+export { RedisRefusedError } from './errors/redis-refused.error';
 export { ConnectionNotFoundError } from './errors/connection-not-found.error';
 export { NoRedisInMemoryModeError } from './errors/no-redis-in-memory-mode.error';
 export { RedisPatternsNotBoundError } from './errors/redis-patterns-not-bound.error';

@@ -4,6 +4,7 @@ import { ReadBatches } from './read-batches';
 import type { RedisScript } from './redis-script';
 import { failBatch, type PendingBatch, ScriptBatches, settleBatch } from './script-batches';
 import { wasRefused } from './was-refused';
+import { RedisRefusedError } from '../../errors/redis-refused.error';
 
 type RedisArg = string | number | Buffer;
 type RedisClient = Redis | Cluster;
@@ -33,6 +34,11 @@ export class RedisExecutor {
   private static readonly executors = new WeakMap<RedisClient, RedisExecutor>();
   /** Called when a command of this connection timed out (its connection's metrics count them). */
   onTimeout?: () => void;
+  /**
+   * The last configuration refusal of this connection (NOPERM, an unknown command, WRONGTYPE …), until a later call
+   * of the same command succeeds: health reports the connection down with it.
+   */
+  lastRefusal?: RedisRefusedError;
   private readonly isCluster: boolean;
   private readonly batches: ScriptBatches;
   private readonly reads?: ReadBatches;
@@ -99,9 +105,9 @@ export class RedisExecutor {
         .exec() as Promise<Array<[Error | null, unknown]>>;
     let [[scriptError, replies], [waitError, acks]] = await send('evalsha');
     if (isNoScript(scriptError)) [[scriptError, replies], [waitError, acks]] = await send('eval');
-    if (scriptError) throw scriptError;
+    if (scriptError) throw this.failed('evalsha', scriptError);
     const [reply] = replies as unknown[];
-    if (reply instanceof Error) throw reply;
+    if (reply instanceof Error) throw this.failed('evalsha', reply);
     if (waitError) return { reply: reply as TItem, acks: 0, waitError };
     return { reply: reply as TItem, acks: Number(acks) };
   }
@@ -122,11 +128,14 @@ export class RedisExecutor {
   call<TReply>(name: string, ...args: Array<RedisArg | readonly RedisArg[]>): Promise<TReply> {
     this.reads?.flush();
     const reply = this.client.call(name, ...(args as RedisArg[])) as Promise<TReply>;
-    if (!this.isCluster) return reply.catch(this.failed);
-    return reply.catch((error: unknown) => {
-      if (!wasRefused(error)) return this.failed(error);
-      return this.alone<TReply>(name, args);
-    });
+    if (!this.isCluster) return this.settled(name, reply);
+    return this.settled(
+      name,
+      reply.catch((error: unknown) => {
+        if (!wasRefused(error)) throw error;
+        return this.alone<TReply>(name, args);
+      }),
+    );
   }
 
   /**
@@ -136,7 +145,7 @@ export class RedisExecutor {
    */
   callBuffer<TReply>(name: string, ...args: Array<RedisArg | readonly RedisArg[]>): Promise<TReply> {
     this.reads?.flush();
-    return this.alone<TReply>(name, args, BINARY).catch(this.failed);
+    return this.settled(name, this.alone<TReply>(name, args, BINARY));
   }
 
   private readonly sendBatch = (batch: PendingBatch): void => {
@@ -147,26 +156,45 @@ export class RedisExecutor {
       sent = Promise.reject(error);
     }
     sent.then(
-      (replies) => settleBatch(batch, replies),
+      (replies) => settleBatch(batch, replies, (error) => this.failed('evalsha', error)),
       (error: unknown) => failBatch(batch, error),
     );
   };
 
   // NOSCRIPT means the script did not run: sending its text is safe for writes too.
   private evalsha<TReply>(script: { sha: string; lua: string }, keysAndArgs: ReadonlyArray<unknown>): Promise<TReply> {
-    return this.alone<TReply>('evalsha', [script.sha, ...keysAndArgs]).catch((error: unknown) => {
-      if (!isNoScript(error)) return this.failed(error);
-      return this.alone<TReply>('eval', [script.lua, ...keysAndArgs]);
-    });
+    return this.settled(
+      'evalsha',
+      this.alone<TReply>('evalsha', [script.sha, ...keysAndArgs]).catch((error: unknown) => {
+        if (!isNoScript(error)) throw error;
+        return this.alone<TReply>('eval', [script.lua, ...keysAndArgs]);
+      }),
+    );
   }
 
-  // Every failed command passes here: the one place that sees a command go without its reply — its deadline
+  // Every command's reply passes here: the one place that sees a command go without its reply — its deadline
   // expired, or its connection closed first (the socket is dropped just before the deadline when the server stays
-  // silent, and ioredis then fails what awaited a reply with MaxRetriesPerRequestError).
-  private readonly failed = (error: unknown): never => {
+  // silent, and ioredis then fails what awaited a reply with MaxRetriesPerRequestError) — and the one place that
+  // tells a configuration refusal (NOPERM, unknown command, WRONGTYPE) from an outage, for every pattern.
+  private settled<TReply>(command: string, reply: Promise<TReply>): Promise<TReply> {
+    return reply.then(
+      (value) => {
+        if (this.lastRefusal?.command === command) this.lastRefusal = undefined;
+        return value;
+      },
+      (error: unknown) => {
+        throw this.failed(command, error);
+      },
+    );
+  }
+
+  /** What a failed command rejects with: configuration replies become {@link RedisRefusedError}. */
+  failed(command: string, error: unknown): unknown {
     if (error instanceof Error && (error.message === 'Command timed out' || error.name === 'MaxRetriesPerRequestError')) this.onTimeout?.();
-    throw error;
-  };
+    const classified = RedisRefusedError.from(command, error);
+    if (classified instanceof RedisRefusedError) this.lastRefusal = classified;
+    return classified;
+  }
 
   // Straight to the connection: no auto-pipeline, whatever the client's options.
   private alone<TReply>(name: string, args: ReadonlyArray<unknown>, encoding: ReplyEncoding = UTF8): Promise<TReply> {

@@ -65,11 +65,11 @@ export class ScriptBatches {
 }
 
 /** Settles each item of a batch with its own entry of the reply (an error reply fails that item alone). */
-export function settleBatch(batch: PendingBatch, replies: unknown[]): void {
+export function settleBatch(batch: PendingBatch, replies: unknown[], classify: (error: Error) => unknown = (e) => e): void {
   const { settle } = batch;
   for (let i = 0; i < settle.length; i++) {
     const reply = replies[i];
-    if (reply instanceof Error) settle[i].reject(reply);
+    if (reply instanceof Error) settle[i].reject(classify(reply));
     else if (i < replies.length) settle[i].resolve(reply);
     else settle[i].reject(new Error(`Script ${batch.script.name} answered ${replies.length} of ${settle.length} items.`));
   }

@@ -1,0 +1,49 @@
+import { HttpMappableDomainError, type HttpResponseSpec } from './http-mappable';
+
+// Replies that say the server will never run this command for this connection as configured: an ACL permission
+// (NOPERM), credentials (NOAUTH, WRONGPASS), a command renamed or disabled away (unknown command), a key of another
+// type than the pattern writes (WRONGTYPE), or scripting turned off. Retrying or failing open would hide them forever.
+const CONFIGURATION_REPLY =
+  /^(NOPERM|NOAUTH|WRONGPASS|WRONGTYPE)\b|^ERR (unknown command|unknown subcommand|This Redis command is not allowed|.*(is disabled|not allowed from script))/;
+
+/** The Redis error code of a configuration reply (`NOPERM`, `WRONGTYPE`, `ERR` …), or undefined for anything else. */
+export function configurationReplyCode(error: unknown): string | undefined {
+  const message = (error as Error | undefined)?.message;
+  if (typeof message !== 'string' || !CONFIGURATION_REPLY.test(message)) return undefined;
+  return message.slice(0, message.search(/\s|$/));
+}
+
+/**
+ * Redis refused a command of the library for a reason that retrying will not change: the connection's ACL user lacks
+ * a permission (`NOPERM`), a command was renamed or disabled away, or a key holds another type than the pattern
+ * writes (`WRONGTYPE`). A configuration error, not an outage: no pattern fails open on it (rate limits deny, caches
+ * raise it from `set`, locks throw), and health reports the connection down with this message. `reply` is the Redis
+ * error code; `command` the command the library sent.
+ */
+export class RedisRefusedError extends HttpMappableDomainError {
+  readonly code = 'REDIS_REFUSED';
+
+  constructor(
+    readonly command: string,
+    readonly reply: string,
+    readonly detail: string,
+  ) {
+    super(`Redis refused ${command.toUpperCase()}: ${detail} (a configuration error, not an outage: see docs/security.md for the ACL each pattern needs)`);
+  }
+
+  /** Wraps `error` when it is a configuration reply; anything else is returned unchanged. */
+  static from(command: string, error: unknown): unknown {
+    if (error instanceof RedisRefusedError) return error;
+    const reply = configurationReplyCode(error);
+    return reply === undefined ? error : new RedisRefusedError(command, reply, (error as Error).message.split('\n')[0]);
+  }
+
+  override get name(): string {
+    return 'RedisRefusedError';
+  }
+
+  /** A server misconfiguration: 503 to the caller, without the details (they are in the server log). */
+  toHttpResponse(): HttpResponseSpec {
+    return { status: 503, body: { statusCode: 503, error: 'Service Unavailable', message: 'The service cannot use its Redis server' } };
+  }
+}
