@@ -47,7 +47,7 @@ describe('messaging across server restarts and killed connections', () => {
     const onChannel: unknown[] = [];
     const onPattern: string[] = [];
     await pubsub.subscribe('alerts', (m) => void onChannel.push(m));
-    await pubsub.subscribe('metrics:*', (_m, channel) => void onPattern.push(channel));
+    await pubsub.psubscribe('metrics:*', (_m, channel) => void onPattern.push(channel));
     await pubsub.publish('alerts', 'before');
     await waitFor(() => onChannel.length === 1, 5000);
 

@@ -424,7 +424,7 @@ describe.each<TopologyName>(['standalone', 'cluster'])('Traces of Streams on %s'
     expect(process.attributes['redis_patterns.stream.outcome']).toBe('dead_lettered');
     expect(process.status).toEqual({ code: SpanStatusCode.ERROR, message: 'cannot handle' });
 
-    expect(await streams.replayDeadLetters('trace-poison')).toBe(1);
+    expect(await streams.replayDeadLetters('trace-poison')).toEqual({ replayed: 1, skipped: [] });
     const client = rawClient(topology);
     try {
       const entries = await client.xrange(streams.keyOf('trace-poison'), '-', '+');

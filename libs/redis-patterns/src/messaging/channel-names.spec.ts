@@ -1,5 +1,5 @@
 import { KeyBuilder } from '../core/keys/key-builder';
-import { ChannelNames, isChannelPattern } from './channel-names';
+import { ChannelNames, isDeclaredPattern } from './channel-names';
 
 describe('ChannelNames', () => {
   const names = new ChannelNames(new KeyBuilder('app'));
@@ -10,27 +10,51 @@ describe('ChannelNames', () => {
 
   it('escapes separators, braces, globs and whitespace in channel names', () => {
     expect(names.channel('user:42 {x}*')).toBe('app:pubsub:user%3A42%20%7Bx%7D%2A');
+    expect(names.channel('[a-z]?\\')).toBe('app:pubsub:%5Ba-z%5D%3F%5C');
+    expect(names.channel('%2A')).toBe('app:pubsub:%252A');
   });
 
   it('keeps glob characters of patterns and escapes the literal text between them', () => {
     expect(names.pattern('orders:*')).toBe('app:pubsub:orders%3A*');
     expect(names.pattern('room-?:[ab]*')).toBe('app:pubsub:room-?%3A[ab]*');
+    expect(names.pattern('[]a]x')).toBe('app:pubsub:[]a]x');
     // An unterminated class is literal text.
     expect(names.pattern('a[')).toBe('app:pubsub:a%5B');
+    expect(names.pattern('a[b')).toBe('app:pubsub:a%5Bb');
+    expect(names.pattern('[[x*')).toBe('app:pubsub:%5B%5Bx*');
+    expect(names.pattern('[[a]')).toBe('app:pubsub:[[a]');
+    expect(names.pattern('a[[b]:c')).toBe('app:pubsub:a[[b]%3Ac');
+  });
+
+  it('compiles a pattern of many "[" in linear time', () => {
+    const started = performance.now();
+    const short = names.pattern('['.repeat(100_000));
+    // Large enough that a scan to the end per "[" (quadratic, even with a vectorised indexOf) takes seconds.
+    const long = names.pattern('['.repeat(1_000_000));
+    const unclosed = names.pattern('[a'.repeat(100_000));
+    const elapsed = performance.now() - started;
+    expect(short).toBe(`app:pubsub:${'%5B'.repeat(100_000)}`);
+    expect(long).toHaveLength('app:pubsub:'.length + 3_000_000);
+    expect(unclosed).toBe(`app:pubsub:${'%5Ba'.repeat(100_000)}`);
+    expect(names.pattern(`${'['.repeat(50_000)}]`)).toBe(`app:pubsub:${'['.repeat(50_000)}]`);
+    // Generous: about 0.4 s on a loaded 2-core machine, against 5 s for the quadratic scan.
+    expect(elapsed).toBeLessThan(3000);
   });
 
   it('escapes glob characters of the key prefix inside a pattern', () => {
     expect(new ChannelNames(new KeyBuilder('a*b')).pattern('x*')).toBe('a\\*b:pubsub:x*');
   });
 
-  it('maps raw channels back to user-facing names', () => {
-    for (const name of ['orders', 'user:42 events', 'a%b', 'tab\there']) expect(names.display(names.channel(name))).toBe(name);
+  it('maps raw channels back to user-facing names, non-ASCII included', () => {
+    for (const name of ['orders', 'user:42 events', 'a%b', 'tab\there', 'nbsp\u00a0x', '日本\u3000語', '%C3%A9', 'café ☕', 'room:*']) {
+      expect(names.display(names.channel(name))).toBe(name);
+    }
   });
 
-  it('detects patterns by their glob characters', () => {
-    expect(isChannelPattern('a*')).toBe(true);
-    expect(isChannelPattern('a?')).toBe(true);
-    expect(isChannelPattern('[ab]')).toBe(true);
-    expect(isChannelPattern('orders:created')).toBe(false);
+  it('treats a name declared in code with glob characters as a pattern', () => {
+    expect(isDeclaredPattern('a*')).toBe(true);
+    expect(isDeclaredPattern('a?')).toBe(true);
+    expect(isDeclaredPattern('[ab]')).toBe(true);
+    expect(isDeclaredPattern('orders:created')).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { escapeKeyPart } from '../core/keys/escape-key-part';
+import { escapeKeyPart, unescapeKeyPart } from '../core/keys/escape-key-part';
 import type { KeyBuilder } from '../core/keys/key-builder';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 
@@ -7,8 +7,11 @@ export const PUBSUB_NAMESPACE = 'pubsub';
 
 const GLOB = /[*?[]/;
 
-/** A name with `*`, `?` or `[` is a pattern subscription (PSUBSCRIBE); anything else is a channel. */
-export function isChannelPattern(name: string): boolean {
+/**
+ * Whether a name declared in code (`@OnRedisMessage`) is a pattern: it has `*`, `?` or `[`. Never applied to a name
+ * given at run time, which may come from data: `subscribe()` takes it literally unless told it is a pattern.
+ */
+export function isDeclaredPattern(name: string): boolean {
   return GLOB.test(name);
 }
 
@@ -21,10 +24,10 @@ export function checkChannelName(name: unknown, argument: string): asserts name 
 
 /**
  * Maps user-facing channel names to the raw Redis channels and back. A channel is escaped like a key part
- * (invariant 8), so `orders:created` is published on `<prefix>:pubsub:orders%3Acreated` and a user string can
- * never widen a pattern subscription of someone else. A pattern keeps its glob characters (`*`, `?`, `[…]`)
- * and escapes the literal text between them the same way, so `orders:*` becomes `<prefix>:pubsub:orders%3A*`
- * and still matches every escaped `orders:…` channel.
+ * (invariant 8), so `orders:created` is published on `<prefix>:pubsub:orders%3Acreated`, and a name such as `room:*`
+ * is the one channel `<prefix>:pubsub:room%3A%2A`: a user string can never widen a subscription. A pattern keeps its
+ * glob characters (`*`, `?`, `[…]`) and escapes the literal text between them the same way, so `orders:*` becomes
+ * `<prefix>:pubsub:orders%3A*` and matches every escaped `orders:…` channel.
  */
 export class ChannelNames {
   private readonly head: string;
@@ -36,45 +39,48 @@ export class ChannelNames {
     this.globHead = this.head.replace(/[*?[\]\\]/g, (ch) => `\\${ch}`);
   }
 
-  /** The raw channel of a (non-pattern) channel name. */
+  /** The raw channel of a channel name, whatever characters it holds. */
   channel(name: string): string {
     return this.head + escapeKeyPart(name);
   }
 
-  /** The raw PSUBSCRIBE glob of a pattern name. */
+  /**
+   * The raw PSUBSCRIBE glob of a pattern name. Linear in the name's length: a `[` whose class is never closed is
+   * literal text, and once no `]` is left, no later `[` looks for one again.
+   */
   pattern(name: string): string {
-    let raw = this.globHead;
-    let literal = '';
-    const flush = (): void => {
+    const parts: string[] = [this.globHead];
+    let literalFrom = 0;
+    const flush = (to: number): void => {
       // No length bound here: a shortened (hashed) run could never match the channels it describes.
-      if (literal) raw += escapeKeyPart(literal, Number.MAX_SAFE_INTEGER);
-      literal = '';
+      if (to > literalFrom) parts.push(escapeKeyPart(name.slice(literalFrom, to), Number.MAX_SAFE_INTEGER));
     };
+    // Where the search for a closing `]` found none: no `]` from there to the end.
+    let noCloseFrom = name.length;
     for (let i = 0; i < name.length; i++) {
       const ch = name[i];
       if (ch === '*' || ch === '?') {
-        flush();
-        raw += ch;
+        flush(i);
+        parts.push(ch);
+        literalFrom = i + 1;
       } else if (ch === '[') {
-        const end = name.indexOf(']', i + 2);
+        const end = i + 2 >= noCloseFrom ? -1 : name.indexOf(']', i + 2);
         if (end === -1) {
-          literal += ch;
+          noCloseFrom = Math.min(noCloseFrom, i + 2);
           continue;
         }
-        flush();
-        raw += name.slice(i, end + 1);
+        flush(i);
+        parts.push(name.slice(i, end + 1));
         i = end;
-      } else {
-        literal += ch;
+        literalFrom = end + 1;
       }
     }
-    flush();
-    return raw;
+    flush(name.length);
+    return parts.join('');
   }
 
   /** The user-facing name of a raw channel (the inverse of {@link ChannelNames.channel} for unshortened names). */
   display(raw: string): string {
-    const name = raw.startsWith(this.head) ? raw.slice(this.head.length) : raw;
-    return name.replace(/%([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    return unescapeKeyPart(raw.startsWith(this.head) ? raw.slice(this.head.length) : raw);
   }
 }

@@ -4,9 +4,11 @@ import { InvalidOptionsError } from '../errors/invalid-options.error';
 export const ON_REDIS_MESSAGE = Symbol('redis-patterns:on-redis-message');
 
 /**
- * Subscribes a provider method to a channel or pattern (a name with `*`, `?` or `[`) through
- * {@link PubSubService}. The method is discovered at bootstrap and called as `(message, channel)`; it may be
- * stacked to listen to several channels. Pub/sub is at-most-once: use `@StreamConsumer` for guarantees.
+ * Subscribes a provider method to a channel or pattern through {@link PubSubService}. The name is fixed in code, so
+ * its glob characters are meant: a name with `*`, `?` or `[` is a pattern (as `psubscribe`), any other a channel
+ * (names built at run time go through `subscribe`, which takes them literally). The method is discovered at bootstrap
+ * and called as `(message, channel)`; it may be stacked to listen to several channels. Pub/sub is at-most-once: use
+ * `@StreamConsumer` for guarantees.
  *
  * @example
  * @OnRedisMessage('orders:*')

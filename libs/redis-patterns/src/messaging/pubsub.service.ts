@@ -4,7 +4,7 @@ import { KeyBuilder } from '../core/keys/key-builder';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
-import { ChannelNames, checkChannelName, isChannelPattern } from './channel-names';
+import { ChannelNames, checkChannelName, isDeclaredPattern } from './channel-names';
 import { HandlerQueue, type MessageHandler } from './handler-queue';
 import { PUBSUB_SETTINGS, type PubSubSettings } from './pubsub.options';
 import { PUBSUB_STORE, type PubSubStore } from './pubsub.store';
@@ -12,18 +12,28 @@ import { parseJsonSafely } from '../core/serialization/parse-json-safely';
 import type { TraceCarrier } from '../core/telemetry/trace-context';
 import { PubSubTracing } from './messaging.tracing';
 import { mayCarryTraceContext, unwrapTraceContext, wrapWithTraceContext } from './trace-envelope';
+import { isPatternRequested, type SubscribeOptions } from './subscribe-options';
 
 /** A live subscription; `unsubscribe()` removes this handler only (other handlers of the channel keep theirs). */
 export interface Subscription {
-  /** The channel or pattern as given to `subscribe`. */
+  /** The channel or pattern as given to `subscribe` / `psubscribe`. */
   readonly channel: string;
+  /** Whether it is a pattern subscription (`psubscribe`, `{ pattern: true }`, or a glob declared with `@OnRedisMessage`). */
+  readonly pattern: boolean;
   unsubscribe(): Promise<void>;
 }
 
+/** The handlers of one raw channel, or of one raw pattern: a channel and a pattern of the same text are two. */
 interface Registration {
+  /** The raw name, tagged with its kind: what `registrations` and `pendingOps` are keyed by. */
+  readonly key: string;
   readonly raw: string;
   readonly isPattern: boolean;
   readonly handlers: Set<HandlerQueue>;
+}
+
+function registrationKey(isPattern: boolean, raw: string): string {
+  return (isPattern ? 'p:' : 'c:') + raw;
 }
 
 /**
@@ -41,7 +51,7 @@ export class PubSubService implements BeforeApplicationShutdown {
   /** Whether `publish` carries trace context: `pubsub.propagateTraceContext` with tracing live. */
   private readonly propagate: boolean;
   private readonly registrations = new Map<string, Registration>();
-  /** Per raw name, the tail of the SUBSCRIBE/UNSUBSCRIBE chain: commands for one name never overtake each other. */
+  /** Per registration key, the tail of the SUBSCRIBE/UNSUBSCRIBE chain: commands for one name never overtake each other. */
   private readonly pendingOps = new Map<string, Promise<void>>();
   private closed = false;
 
@@ -56,7 +66,7 @@ export class PubSubService implements BeforeApplicationShutdown {
     this.propagate = settings.propagateTraceContext && this.tracing.live;
     this.logger = options.logger ?? new Logger('PubSubService');
     store.listen({
-      message: (subscription, channel, message) => this.dispatch(subscription, channel, message),
+      message: (subscription, channel, message, fromPattern) => this.dispatch(subscription, channel, message, fromPattern),
       resubscribed: () =>
         this.logger.warn('Pub/sub subscriber reconnected and re-subscribed; messages published while it was disconnected were lost'),
     });
@@ -64,15 +74,15 @@ export class PubSubService implements BeforeApplicationShutdown {
 
   /**
    * Publishes `message` (JSON-encoded) on `channel`; resolves to the number of subscribed connections that
-   * received it (in a cluster: those connected to the node that took the PUBLISH). Messages published by one
-   * application instance arrive in the order they were published, on a cluster too. Inside a traced span (an
-   * OpenTelemetry SDK registered), the message carries its trace context unless `pubsub.propagateTraceContext` is
-   * false; subscribers of this library receive the message alone.
+   * received it (in a cluster: those connected to the node that took the PUBLISH). `channel` is one channel whatever
+   * characters it holds: `room:*` is the channel of that name, reaching its own subscribers and the patterns that
+   * match it, never `room:1`. Messages published by one application instance arrive in the order they were
+   * published, on a cluster too. Inside a traced span (an OpenTelemetry SDK registered), the message carries its
+   * trace context unless `pubsub.propagateTraceContext` is false; subscribers of this library receive the message
+   * alone.
    */
   async publish(channel: string, message: unknown): Promise<number> {
     checkChannelName(channel, 'channel');
-    if (isChannelPattern(channel))
-      throw new InvalidArgumentError('channel', `"${channel}" contains glob characters (*, ?, [): publish to a channel, not a pattern`);
     const payload = JSON.stringify(message);
     if (payload === undefined)
       throw new InvalidArgumentError('message', 'expected a JSON-serialisable value (got undefined or a function)');
@@ -84,59 +94,97 @@ export class PubSubService implements BeforeApplicationShutdown {
   }
 
   /**
-   * Calls `handler(message, channel)` for every message on `channelOrPattern` (a name with `*`, `?` or `[` is a
-   * pattern). Resolves once Redis has confirmed the subscription, so a message published afterwards is delivered.
+   * Calls `handler(message, channel)` for every message published on `channel`. The name is literal whatever
+   * characters it holds (it is escaped like a key part): a name built from input, `'room:' + room` with `room` set
+   * to `*`, receives what is published on the channel `room:*` only, never `room:1`. Pass `{ pattern: true }` (or
+   * call {@link PubSubService.psubscribe}) to subscribe to a glob pattern on purpose. Resolves once Redis has
+   * confirmed the subscription, so a message published afterwards is delivered.
+   *
+   * @example
+   * const sub = await pubsub.subscribe(`room:${roomId}`, (message, channel) => render(channel, message));
+   * await sub.unsubscribe();
+   *
+   * @throws InvalidArgumentError naming `channel`, `handler` or `options.<name>` when one is unusable.
    */
-  subscribe<T = unknown>(channelOrPattern: string, handler: MessageHandler<T>): Promise<Subscription> {
-    return this.register(channelOrPattern, handler as MessageHandler, false);
+  subscribe<T = unknown>(channel: string, handler: MessageHandler<T>, options?: SubscribeOptions): Promise<Subscription> {
+    return this.register(channel, 'channel', handler as MessageHandler, () => isPatternRequested(options), false);
   }
 
-  /** @internal `subscribe` for a channel or pattern fixed in code (`@OnRedisMessage`): its spans are named after it. */
+  /**
+   * Calls `handler(message, channel)` for every message on a channel matching the glob `pattern`, as PSUBSCRIBE
+   * matches: `*` any run of characters, `?` one character, `[abc]` / `[^a]` / `[a-z]` a class. The literal text
+   * between glob characters is escaped as channel names are, so `orders:*` matches every channel whose name starts
+   * with `orders:`; `channel` is the name the message was published on. Build patterns in code: a pattern made of
+   * user input lets that user choose what it receives. A pattern and a channel of the same text are separate
+   * subscriptions, each receiving each message once. Resolves once Redis has confirmed the subscription.
+   *
+   * @example
+   * await pubsub.psubscribe('orders:*', (event, channel) => console.log(channel, event)); // "orders:42", …
+   *
+   * @throws InvalidArgumentError naming `pattern` or `handler` when one is unusable.
+   */
+  psubscribe<T = unknown>(pattern: string, handler: MessageHandler<T>): Promise<Subscription> {
+    return this.register(pattern, 'pattern', handler as MessageHandler, () => true, false);
+  }
+
+  /**
+   * @internal Subscribes a channel or pattern fixed in code (`@OnRedisMessage`): a name with `*`, `?` or `[` is a
+   * pattern, and its spans are named after it.
+   */
   subscribeDeclared(channelOrPattern: string, handler: MessageHandler): Promise<Subscription> {
-    return this.register(channelOrPattern, handler, true);
+    return this.register(channelOrPattern, 'channelOrPattern', handler, () => isDeclaredPattern(channelOrPattern), true);
   }
 
-  private async register(channelOrPattern: string, handler: MessageHandler, declared: boolean): Promise<Subscription> {
-    checkChannelName(channelOrPattern, 'channelOrPattern');
+  private async register(
+    name: string,
+    argument: string,
+    handler: MessageHandler,
+    patternRequested: () => boolean,
+    declared: boolean,
+  ): Promise<Subscription> {
+    checkChannelName(name, argument);
     if (typeof handler !== 'function') throw new InvalidArgumentError('handler', 'expected a function');
-    if (this.closed) throw new InvalidArgumentError('channelOrPattern', 'the application is shutting down: no new subscription');
-    const isPattern = isChannelPattern(channelOrPattern);
-    const raw = isPattern ? this.names.pattern(channelOrPattern) : this.names.channel(channelOrPattern);
+    const isPattern = patternRequested();
+    if (this.closed) throw new InvalidArgumentError(argument, 'the application is shutting down: no new subscription');
+    const raw = isPattern ? this.names.pattern(name) : this.names.channel(name);
+    const label = `${isPattern ? 'pattern' : 'channel'} ${JSON.stringify(name)}`;
     const queue = new HandlerQueue(
-      this.tracing.handlerFor(handler, declared ? { name: channelOrPattern, isPattern } : undefined),
+      this.tracing.handlerFor(handler, declared ? { name, isPattern } : undefined),
       this.settings.maxQueuedMessages,
       (error, channel) => {
         this.metrics.handlerFailed();
-        this.logger.error(`Handler of "${channelOrPattern}" failed on a message from "${channel}": ${describe(error)}`);
+        this.logger.error(`Handler of ${label} failed on a message from ${JSON.stringify(channel)}: ${describe(error)}`);
       },
       (channel, dropped) => {
         if (dropped === 1 || dropped % 1000 === 0) {
-          this.logger.warn(`Handler of "${channelOrPattern}" is too slow: ${dropped} message(s) from "${channel}" dropped so far`);
+          this.logger.warn(`Handler of ${label} is too slow: ${dropped} message(s) from ${JSON.stringify(channel)} dropped so far`);
         }
       },
     );
-    let registration = this.registrations.get(raw);
+    const key = registrationKey(isPattern, raw);
+    let registration = this.registrations.get(key);
     if (!registration) {
-      registration = { raw, isPattern, handlers: new Set() };
-      this.registrations.set(raw, registration);
+      registration = { key, raw, isPattern, handlers: new Set() };
+      this.registrations.set(key, registration);
     }
     registration.handlers.add(queue);
     const current = registration;
     try {
-      await this.chain(raw, () => this.ensureSubscribed(current));
+      await this.chain(key, () => this.ensureSubscribed(current));
     } catch (error) {
       current.handlers.delete(queue);
       throw error;
     }
     let active = true;
     return {
-      channel: channelOrPattern,
+      channel: name,
+      pattern: isPattern,
       unsubscribe: async () => {
         if (!active) return;
         active = false;
         current.handlers.delete(queue);
         queue.clear();
-        await this.chain(raw, () => this.releaseIfUnused(current));
+        await this.chain(key, () => this.releaseIfUnused(current));
       },
     };
   }
@@ -148,32 +196,32 @@ export class PubSubService implements BeforeApplicationShutdown {
     await this.store.close();
   }
 
-  private chain(raw: string, op: () => Promise<void>): Promise<void> {
-    const next = (this.pendingOps.get(raw) ?? Promise.resolve()).then(op);
+  private chain(key: string, op: () => Promise<void>): Promise<void> {
+    const next = (this.pendingOps.get(key) ?? Promise.resolve()).then(op);
     const tail = next.catch(() => undefined);
-    this.pendingOps.set(raw, tail);
+    this.pendingOps.set(key, tail);
     void tail.then(() => {
-      if (this.pendingOps.get(raw) === tail) this.pendingOps.delete(raw);
+      if (this.pendingOps.get(key) === tail) this.pendingOps.delete(key);
     });
     return next;
   }
 
   private async ensureSubscribed(registration: Registration): Promise<void> {
-    if (this.registrations.get(registration.raw) !== registration || registration.handlers.size === 0) return;
+    if (this.registrations.get(registration.key) !== registration || registration.handlers.size === 0) return;
     if (registration.isPattern) await this.store.psubscribe(registration.raw);
     else await this.store.subscribe(registration.raw);
   }
 
   private async releaseIfUnused(registration: Registration): Promise<void> {
-    if (registration.handlers.size > 0 || this.registrations.get(registration.raw) !== registration) return;
-    this.registrations.delete(registration.raw);
+    if (registration.handlers.size > 0 || this.registrations.get(registration.key) !== registration) return;
+    this.registrations.delete(registration.key);
     if (this.closed) return;
     if (registration.isPattern) await this.store.punsubscribe(registration.raw);
     else await this.store.unsubscribe(registration.raw);
   }
 
-  private dispatch(raw: string, channel: string, message: string): void {
-    const registration = this.registrations.get(raw);
+  private dispatch(raw: string, channel: string, message: string, fromPattern: boolean): void {
+    const registration = this.registrations.get(registrationKey(fromPattern, raw));
     if (!registration || registration.handlers.size === 0) return;
     this.metrics.received();
     let text = message;

@@ -5,10 +5,12 @@ import { RedisExecutor } from '../core/scripts/redis-executor';
 /** Receives what the subscriber connection delivers. */
 export interface PubSubListener {
   /**
-   * A message on a subscribed channel (`subscription` is that channel) or on a channel matching a subscribed
-   * pattern (`subscription` is the pattern); `channel` is the raw channel it was published on.
+   * A message on a subscribed channel (`subscription` is that channel, `fromPattern` false) or on a channel matching
+   * a subscribed pattern (`subscription` is the pattern, `fromPattern` true); `channel` is the raw channel it was
+   * published on. A channel and a pattern of the same text are two subscriptions: a message matching both is told
+   * twice, once for each.
    */
-  message(subscription: string, channel: string, message: string): void;
+  message(subscription: string, channel: string, message: string, fromPattern: boolean): void;
   /** The subscriber connection is back and subscribed again; messages published while it was away are lost. */
   resubscribed(): void;
 }
@@ -101,8 +103,10 @@ export class RedisPubSubStore implements PubSubStore {
   private subscriberConnection(): RedisClient {
     if (this.subscriber) return this.subscriber;
     const subscriber = this.connections.createDedicated('pubsub', this.connection);
-    subscriber.on('message', (channel: string, message: string) => this.listener?.message(channel, channel, message));
-    subscriber.on('pmessage', (pattern: string, channel: string, message: string) => this.listener?.message(pattern, channel, message));
+    subscriber.on('message', (channel: string, message: string) => this.listener?.message(channel, channel, message, false));
+    subscriber.on('pmessage', (pattern: string, channel: string, message: string) =>
+      this.listener?.message(pattern, channel, message, true),
+    );
     let readyBefore = false;
     subscriber.on('ready', () => {
       // ioredis re-subscribes every channel and pattern on reconnect; what was published in between is gone.

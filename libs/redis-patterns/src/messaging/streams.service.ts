@@ -7,7 +7,7 @@ import { checkNumber } from '../core/options/option-checks';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
-import { DEAD_LETTER_FIELDS } from './dead-letter';
+import { type DeadLetterReplay, replayDeadLetters } from './dead-letter-replay';
 import { type ConsumeOptions, type ResolvedConsumerSettings, resolveConsumerSettings } from './stream-consume-options';
 import { StreamConsumerLoop, type StreamConsumerHandle } from './stream-consumer';
 import { STREAMS_NUMBER_RULES, STREAMS_SETTINGS, type StreamsSettings } from './streams.options';
@@ -113,31 +113,42 @@ export class StreamsService implements BeforeApplicationShutdown {
   }
 
   /**
-   * Moves up to `count` entries of a dead-letter stream back to the stream they came from (their original
-   * fields, as new entries), oldest first, and resolves to how many were moved. Each entry is re-added before it
-   * is deleted from the dead-letter stream, so a crash can duplicate an entry, never lose it. Fix the cause first.
+   * Moves up to `count` entries (default 1000) of a dead-letter stream back to the stream they came from (their
+   * original fields, as new entries), oldest first, and resolves to how many were moved and which were skipped. Each
+   * entry is re-added before it is deleted from the dead-letter stream, so a crash can duplicate an entry, never
+   * lose it. An entry whose original fields cannot be replayed (malformed JSON, written by hand or by another tool)
+   * is skipped, left in the dead-letter stream and reported with its id and the reason; it does not count towards
+   * `count`. Fix the cause first.
+   *
+   * @example
+   * const { replayed, skipped } = await streams.replayDeadLetters('orders');
+   * for (const { id, reason } of skipped) logger.warn(`dead letter ${id} not replayed: ${reason}`);
    */
-  async replayDeadLetters(stream: string, options: { deadLetterStream?: string; count?: number } = {}): Promise<number> {
+  async replayDeadLetters(stream: string, options: { deadLetterStream?: string; count?: number } = {}): Promise<DeadLetterReplay> {
     const source = this.keyOf(stream);
-    const deadLetterName = options.deadLetterStream ?? `${stream}.dlq`;
-    const deadLetterKey = this.keyOf(deadLetterName);
+    const deadLetter = this.keyOf(options.deadLetterStream ?? `${stream}.dlq`);
     const count = options.count === undefined ? 1000 : checkArg(options.count, 'options.count', { min: 1, integer: true });
-    const entries = await this.store.range(deadLetterKey, count);
-    const maxLen = this.settings.maxLen;
-    let moved = 0;
-    for (const entry of entries) {
-      const original = entry.fields?.[DEAD_LETTER_FIELDS.fields];
-      if (original !== undefined) {
-        const fields = JSON.parse(original) as StreamFields;
-        const flat = flattenFields(fields);
-        // The entry keeps the trace context it had; one without joins the replaying span's trace.
-        if (this.tracer.live) appendTraceFields(flat, fields, this.tracer.inject());
-        await this.store.add(source, flat, maxLen);
-        moved++;
-      }
-      await this.store.delete(deadLetterKey, [entry.id]);
+    const result = await replayDeadLetters(
+      this.store,
+      { source, deadLetter },
+      {
+        count,
+        maxLen: this.settings.maxLen,
+        toFields: (fields) => {
+          const flat = flattenFields(fields);
+          // The entry keeps the trace context it had; one without joins the replaying span's trace.
+          if (this.tracer.live) appendTraceFields(flat, fields, this.tracer.inject());
+          return flat;
+        },
+      },
+    );
+    if (result.skipped.length > 0) {
+      this.logger.warn(
+        `${result.skipped.length} dead-letter entr${result.skipped.length === 1 ? 'y' : 'ies'} of ${JSON.stringify(stream)} ` +
+          `could not be replayed and stay in the dead-letter stream (first: ${result.skipped[0].id}, ${JSON.stringify(result.skipped[0].reason)})`,
+      );
     }
-    return moved;
+    return result;
   }
 
   /** Stops every consumer started here (decorated or not), draining in-flight handlers, before connections close. */

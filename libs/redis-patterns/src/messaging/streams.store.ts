@@ -65,8 +65,8 @@ export interface StreamsStore {
     fields: readonly string[],
     maxLen: number,
   ): Promise<void>;
-  /** The oldest `count` entries of a stream. */
-  range(key: string, count: number): Promise<RawEntry[]>;
+  /** The oldest `count` entries of a stream, or of those after entry `after` (exclusive) when given. */
+  range(key: string, count: number, after?: string): Promise<RawEntry[]>;
   /** Deletes entries; resolves to how many existed. */
   delete(key: string, ids: readonly string[]): Promise<number>;
   /** A reader for one consumer; `purpose` names its connection (group and consumer) for operators. */
@@ -145,8 +145,9 @@ export class RedisStreamsStore implements StreamsStore {
     await this.ack(source.key, source.group, [source.id]);
   }
 
-  async range(key: string, count: number): Promise<RawEntry[]> {
-    return entriesOfReadReply([[key, await this.redis.call('xrange', key, '-', '+', 'COUNT', count)]]);
+  async range(key: string, count: number, after?: string): Promise<RawEntry[]> {
+    const start = after === undefined ? '-' : `(${after}`;
+    return entriesOfReadReply([[key, await this.redis.call('xrange', key, start, '+', 'COUNT', count)]]);
   }
 
   delete(key: string, ids: readonly string[]): Promise<number> {

@@ -9,8 +9,8 @@ import { RedisGlob } from './redis-glob';
  */
 const BUSES = new WeakMap<MemoryKeyspace, Set<MemoryPubSubStore>>();
 
-/** A subscription that receives a message: the channel or pattern, as the listener is told. */
-type Receiver = readonly [store: MemoryPubSubStore, subscription: string, generation: number];
+/** A subscription that receives a message: the channel or pattern, and which of the two, as the listener is told. */
+type Receiver = readonly [store: MemoryPubSubStore, subscription: string, fromPattern: boolean, generation: number];
 
 /**
  * Pub/sub in memory mode (`connection: 'memory://'`), for unit tests: an in-process bus per module instance. Same
@@ -44,7 +44,9 @@ export class MemoryPubSubStore implements PubSubStore {
     for (const store of this.bus) store.collect(channel, bytes, receivers);
     if (receivers.length > 0) {
       queueMicrotask(() => {
-        for (const [store, subscription, generation] of receivers) store.deliver(generation, subscription, channel, message);
+        for (const [store, subscription, fromPattern, generation] of receivers) {
+          store.deliver(generation, subscription, channel, message, fromPattern);
+        }
       });
     }
     return receivers.length;
@@ -79,13 +81,16 @@ export class MemoryPubSubStore implements PubSubStore {
     this.bus.delete(this);
   }
 
-  /** Adds this store's subscriptions that receive a message on `channel`: the channel first, then the patterns. */
+  /**
+   * Adds this store's subscriptions that receive a message on `channel`: the channel first, then the patterns (a
+   * pattern with the channel's very text is a subscription of its own, as in Redis).
+   */
   private collect(channel: string, bytes: Uint8Array, receivers: Receiver[]): void {
-    if (this.channels.has(channel)) receivers.push([this, channel, this.generation]);
-    for (const [pattern, glob] of this.patterns) if (glob.matches(bytes)) receivers.push([this, pattern, this.generation]);
+    if (this.channels.has(channel)) receivers.push([this, channel, false, this.generation]);
+    for (const [pattern, glob] of this.patterns) if (glob.matches(bytes)) receivers.push([this, pattern, true, this.generation]);
   }
 
-  private deliver(generation: number, subscription: string, channel: string, message: string): void {
-    if (generation === this.generation) this.listener?.message(subscription, channel, message);
+  private deliver(generation: number, subscription: string, channel: string, message: string, fromPattern: boolean): void {
+    if (generation === this.generation) this.listener?.message(subscription, channel, message, fromPattern);
   }
 }
