@@ -1,8 +1,19 @@
 // The example of docs/rate-limiting.md "Policies per call, skip rules, blocks and refunds". `npm test` type-checks
 // this file; test/integration/rate-limit/{per-call-policies,block-duration,refund-penalize}.integration-spec.ts run
-// the same shapes against Redis (standalone and cluster) and the memory mode.
+// the same shapes against Redis (standalone and cluster) and the memory mode, and
+// test/integration/rate-limit/rate-limit-hostile-input.integration-spec.ts runs LoginController itself.
 import { Body, Controller, Get, Injectable, Module, Post } from '@nestjs/common';
-import { RateLimit, RateLimiterService, type RateLimitPolicy, RedisPatternsModule } from 'nestjs-redis-patterns';
+import {
+  clientAddress,
+  RateLimit,
+  RateLimitExceededError,
+  RateLimiterService,
+  type RateLimitPolicy,
+  RedisPatternsModule,
+} from 'nestjs-redis-patterns';
+
+// One reverse proxy in front of the app: the same number everywhere an address is read.
+const TRUST_PROXY_HOPS = 1;
 
 type Plan = 'free' | 'pro';
 interface AuthenticatedRequest {
@@ -33,8 +44,21 @@ export class ReportsController {
   }
 }
 
-// Five attempts a minute; whoever exceeds them is blocked for fifteen minutes.
-const LOGIN_POLICY: RateLimitPolicy = { algorithm: 'sliding-window', limit: 5, windowMs: 60_000, blockDurationMs: 900_000 };
+// Per client address: twenty attempts a minute, whatever the account; an address that exceeds them is blocked for
+// fifteen minutes. The block belongs on the address, which is the attacker's own: on an account key anyone could lock
+// the account's owner out by failing five times.
+const LOGIN_ADDRESS_POLICY: RateLimitPolicy = { algorithm: 'sliding-window', limit: 20, windowMs: 60_000, blockDurationMs: 900_000 };
+// Per account: five attempts a minute, from every address together (a botnet gets no more than one client), and no
+// block, so a victim is locked out at most for the window.
+const LOGIN_ACCOUNT_POLICY: RateLimitPolicy = { algorithm: 'sliding-window', limit: 5, windowMs: 60_000 };
+
+/**
+ * The identity of an account as its owner may type it: compatibility forms folded (`ａ` is `a`), surrounding spaces
+ * removed, lower-cased. Without it `Alice@x.com ` and `alice@x.com` would be two budgets.
+ */
+export function loginIdentity(email: string): string {
+  return email.normalize('NFKC').trim().toLowerCase();
+}
 
 @Injectable()
 export class PartnerApi {
@@ -62,13 +86,18 @@ export class PartnerApi {
 export class LoginController {
   constructor(private readonly limiter: RateLimiterService) {}
 
-  @RateLimit({ ...LOGIN_POLICY, key: (request: { body: { email: string } }) => request.body.email })
+  // The decorator counts per client address (its default identity), before the body is looked at.
+  @RateLimit({ ...LOGIN_ADDRESS_POLICY, name: 'login-address' })
   @Post()
   async login(@Body() body: { email: string; password: string }): Promise<{ ok: boolean }> {
+    const account = ['login-account', loginIdentity(String(body.email))];
+    const decision = await this.limiter.consume(account, LOGIN_ACCOUNT_POLICY);
+    // A 429 with Retry-After, as the decorator's own denials.
+    if (!decision.allowed) throw new RateLimitExceededError(decision, 'login-account');
     const valid = body.password === 'correct horse';
-    // A wrong password costs two attempts instead of one (never beyond the limit). The decorator's budget is
-    // `<limiter name>:<key>`, the limiter name being `Class.method` unless `name` is given.
-    if (!valid) await this.limiter.penalize(`LoginController.login:${body.email}`, LOGIN_POLICY);
+    // A wrong password costs two attempts instead of one (never beyond the limit). A decorator's budget is reached
+    // the same way, by its parts: `[limiter name, tracker]`.
+    if (!valid) await this.limiter.penalize(account, LOGIN_ACCOUNT_POLICY);
     return { ok: valid };
   }
 }
@@ -77,10 +106,12 @@ export class LoginController {
   imports: [
     RedisPatternsModule.forRoot({
       connection: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-      // Health checkers are never limited, whatever the route.
       rateLimit: {
-        skipIf: (context) =>
-          context.switchToHttp().getRequest<{ headers: Record<string, string> }>().headers['user-agent'] === 'kube-probe',
+        trustProxyHops: TRUST_PROXY_HOPS,
+        // A health checker next to the app (a sidecar, a probe command in the container) calls it on the loopback;
+        // a client behind the proxy cannot claim that address, as it can any header (User-Agent, X-Forwarded-For
+        // entries left of the proxy's). Routes only probes call are better marked @SkipRateLimit().
+        skipIf: (context) => clientAddress(context.switchToHttp().getRequest(), TRUST_PROXY_HOPS) === '127.0.0.1',
       },
     }),
   ],

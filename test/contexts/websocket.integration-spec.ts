@@ -69,7 +69,7 @@ describe.each(adapters)('decorators in a WebSocket gateway ($name, real clients)
 
   beforeAll(async () => {
     logger = new RecordingLogger();
-    app = await startGatewayApp(adapter, {}, logger);
+    app = await startGatewayApp(adapter, { wsIdentity: 'connection' }, logger);
   });
 
   afterAll(async () => {

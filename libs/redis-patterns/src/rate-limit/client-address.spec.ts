@@ -18,6 +18,20 @@ describe('clientAddress', () => {
     expect(clientAddress(req(undefined), 1)).toBe('10.1.1.1');
   });
 
+  it('drops the port a proxy appended, for IPv4 and bracketed IPv6', () => {
+    expect(clientAddress(req('203.0.113.5:40001'), 1)).toBe('203.0.113.5');
+    expect(clientAddress(req('6.6.6.6, 203.0.113.5:40002'), 1)).toBe('203.0.113.5');
+    expect(clientAddress(req('[2001:db8::5]:40001'), 1)).toBe('2001:db8:0:0::/64');
+    expect(clientAddress(req('[2001:db8::5]'), 1)).toBe('2001:db8:0:0::/64');
+  });
+
+  it('falls back to the socket address for an entry that is no IP address, and says so', () => {
+    const invalid: string[] = [];
+    for (const entry of ['unknown', 'proxy.example.com', '999.1.1.1', '1.2.3.4:port', '[2001:db8::5', '[2001:db8::5]x', '_hidden'])
+      expect(clientAddress(req(entry), 1, 64, (value) => invalid.push(value))).toBe('10.1.1.1');
+    expect(invalid).toHaveLength(7);
+  });
+
   it('reads Fastify requests (raw socket)', () => {
     expect(clientAddress({ raw: { socket: { remoteAddress: '::ffff:127.0.0.1' } } })).toBe('127.0.0.1');
   });

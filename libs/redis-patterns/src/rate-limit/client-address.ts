@@ -11,10 +11,18 @@ interface RequestLike {
  * The client address of an HTTP request (Express or Fastify). With `trustProxyHops` 0 it is the socket's peer:
  * `X-Forwarded-For` is client-controlled and ignored, so rotating it buys no extra budget. With N trusted proxies
  * it is the N-th entry from the right of `X-Forwarded-For` (each proxy appends the address it saw; entries further
- * left were written by the client). IPv6 addresses are reduced to their `/ipv6Subnet` network.
+ * left were written by the client), without the port some proxies append (`203.0.113.5:40001`,
+ * `[2001:db8::5]:40001`). An entry that is not an IP address (`unknown`, a host name, garbage) is not an identity:
+ * the socket's peer is used instead, and `onInvalidEntry` is told. IPv6 addresses are reduced to their
+ * `/ipv6Subnet` network.
+ *
+ * @example
+ * // A rule on something the client cannot choose, with the same hops as `rateLimit.trustProxyHops`:
+ * skipIf: (context) => clientAddress(context.switchToHttp().getRequest(), 1) === '127.0.0.1'
  */
-export function clientAddress(request: RequestLike, trustProxyHops = 0, ipv6Subnet = 64): string {
-  let address = request.socket?.remoteAddress ?? request.raw?.socket?.remoteAddress ?? request.ip ?? '';
+export function clientAddress(request: RequestLike, trustProxyHops = 0, ipv6Subnet = 64, onInvalidEntry?: (entry: string) => void): string {
+  const socketAddress = request.socket?.remoteAddress ?? request.raw?.socket?.remoteAddress ?? request.ip ?? '';
+  let address = socketAddress;
   if (trustProxyHops > 0) {
     const header = request.headers?.['x-forwarded-for'];
     const hops = (Array.isArray(header) ? header.join(',') : (header ?? ''))
@@ -22,17 +30,48 @@ export function clientAddress(request: RequestLike, trustProxyHops = 0, ipv6Subn
       .map((entry) => entry.trim())
       .filter(Boolean);
     // Fewer entries than trusted hops: the leftmost is the furthest any trusted proxy vouches for (Express' rule).
-    if (hops.length > 0) address = hops[Math.max(0, hops.length - trustProxyHops)];
+    if (hops.length > 0) {
+      const entry = hops[Math.max(0, hops.length - trustProxyHops)];
+      const forwarded = withoutPort(entry);
+      if (forwarded !== undefined) address = forwarded;
+      else onInvalidEntry?.(entry);
+    }
   }
   return normalizeAddress(address, ipv6Subnet);
+}
+
+/**
+ * The IP address of an `X-Forwarded-For` entry, without a port, or undefined when the entry is no IP address. A
+ * value that is not an address must never become an identity of its own: each distinct value would be a fresh
+ * budget.
+ */
+export function withoutPort(entry: string): string | undefined {
+  let value = entry;
+  if (value.startsWith('[')) {
+    // `[v6]` or `[v6]:port`
+    const end = value.indexOf(']');
+    if (end < 0) return undefined;
+    const rest = value.slice(end + 1);
+    if (rest !== '' && !/^:\d{1,5}$/.test(rest)) return undefined;
+    value = value.slice(1, end);
+    return isIP(stripZone(value)) === 6 ? value : undefined;
+  }
+  // `a.b.c.d:port` (one colon: an IPv6 address has at least two)
+  const port = /^([^:]+):(\d{1,5})$/.exec(value);
+  if (port) value = port[1];
+  return isIP(stripZone(value)) === 0 ? undefined : value;
+}
+
+function stripZone(value: string): string {
+  const zone = value.indexOf('%');
+  return zone >= 0 ? value.slice(0, zone) : value;
 }
 
 /** IPv4-mapped IPv6 becomes IPv4; other IPv6 addresses become their network prefix (`2001:db8:1:2::/64`). */
 export function normalizeAddress(address: string, ipv6Subnet = 64): string {
   let value = address.trim();
   if (value.startsWith('[')) value = value.slice(1, value.indexOf(']'));
-  const zone = value.indexOf('%');
-  if (zone >= 0) value = value.slice(0, zone);
+  value = stripZone(value);
   if (value.toLowerCase().startsWith('::ffff:') && isIP(value.slice(7)) === 4) return value.slice(7);
   if (isIP(value) !== 6) return value || 'unknown';
   const groups = expandIpv6(value);

@@ -3,7 +3,8 @@ import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../core/advice/
 import { RateLimitExceededError } from './rate-limit-exceeded.error';
 import { rateLimitHeaders } from './rate-limit-headers';
 import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit.options';
-import { RateLimitIdentity } from './rate-limit-identity';
+import { RateLimitIdentity, type LimiterKeyParts } from './rate-limit-identity';
+import { trackerPart } from './rate-limit-key';
 import { RateLimiterService } from './rate-limiter.service';
 import { policiesOf, type RateLimitMetadata, resolveLimiter, skipsHandlerCall } from './resolve-limiter';
 
@@ -26,10 +27,10 @@ export class RateLimitAdvisor implements MethodAdvisor<RateLimitMetadata> {
     // Validates at bootstrap, for handlers too: a bad policy fails startup, not the first request.
     const resolved = resolveLimiter(metadata, where, where);
     const { key, name, cost, outage, skipIf } = resolved;
-    const prefix = `${name}:`;
+    const ownBudget: LimiterKeyParts = [name];
     const legacy = this.settings.legacyHeaders;
     const moduleSkipIf = this.settings.skipIf;
-    const decide = async (identity: string, policyArgs: readonly unknown[], proceed: () => Promise<unknown>): Promise<unknown> => {
+    const decide = async (identity: LimiterKeyParts, policyArgs: readonly unknown[], proceed: () => Promise<unknown>): Promise<unknown> => {
       const compiled = resolved.compiled ?? (await policiesOf(resolved, policyArgs));
       const decision = await this.limiter.decide(identity, compiled, cost, outage, name);
       if (!decision.allowed) throw new RateLimitExceededError(decision, name, rateLimitHeaders(decision, compiled, legacy));
@@ -42,8 +43,9 @@ export class RateLimitAdvisor implements MethodAdvisor<RateLimitMetadata> {
     };
     const onDirectCall = async (args: unknown[], proceed: () => Promise<unknown>): Promise<unknown> => {
       if (skipIf && (await skipIf(...args))) return proceed();
-      if (key === undefined) return decide(name, args, proceed);
-      return decide(prefix + String(await (typeof key === 'function' ? key(...args) : key)), args, proceed);
+      if (key === undefined) return decide(ownBudget, args, proceed);
+      const tracker = trackerPart(await (typeof key === 'function' ? key(...args) : key), name, '`key`');
+      return decide([name, tracker], args, proceed);
     };
     return (invocation, proceed) => {
       if (invocation.http) return proceed();

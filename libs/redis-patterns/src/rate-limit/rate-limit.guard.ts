@@ -64,7 +64,7 @@ export class RateLimitGuard implements CanActivate {
     let compiled: CompiledPolicies;
     try {
       compiled = dynamic ? await policiesOf(limiter, [request, context]) : limiter.compiled!;
-      decision = await this.limiter.decide(typeof key === 'string' ? key : await key, compiled, limiter.cost, limiter.outage, limiter.name);
+      decision = await this.limiter.decide(isThenable(key) ? await key : key, compiled, limiter.cost, limiter.outage, limiter.name);
     } catch (error) {
       throw toContextError(error, context);
     }

@@ -16,7 +16,9 @@ export interface RateLimitOptions {
   connection?: string;
   /**
    * Default outage policy: allow calls when Redis cannot decide (default true; logged and counted). `false` fails
-   * closed (`RateLimitUnavailableError`, HTTP 503). Each limiter may override it.
+   * closed (`RateLimitUnavailableError`, HTTP 503). Each limiter may override it. It covers outages only: when Redis
+   * refuses the limiter (`RedisRefusedError`: an ACL without scripting, a renamed command, a key of another type)
+   * every decision fails closed (HTTP 503), whatever this and `inMemoryFallback` say.
    */
   failOpen?: boolean;
   /** Default: enforce the policies per instance in memory while Redis is unavailable (default false). */
@@ -25,7 +27,8 @@ export interface RateLimitOptions {
   inMemoryMaxEntries?: number;
   /**
    * Number of trusted reverse proxies in front of the app (default 0: the socket address identifies the client and
-   * `X-Forwarded-For` is ignored). With N, the client is the N-th address from the right of `X-Forwarded-For`.
+   * `X-Forwarded-For` is ignored). With N, the client is the N-th address from the right of `X-Forwarded-For`,
+   * without a port a proxy appended; an entry that is not an IP address counts under the socket address (logged).
    */
   trustProxyHops?: number;
   /** IPv6 clients are grouped by this prefix length (default 64: one customer network, one budget). */
@@ -34,18 +37,30 @@ export interface RateLimitOptions {
   legacyHeaders?: boolean;
   /**
    * Who a `@RateLimit` without `key` counts a handler call per, in every context (default: the client address on
-   * HTTP and GraphQL, the connection on WebSocket, the handler on RPC). E.g. the authenticated user:
-   * `(context) => context.switchToHttp().getRequest().user?.id ?? 'anonymous'`.
+   * HTTP, GraphQL and WebSocket, the handler on RPC). E.g. the authenticated user, else the address (a constant such
+   * as `'anonymous'` would put every anonymous caller in one budget; `undefined` or `''` is refused with
+   * `RateLimitIdentityError`): `(context) => { const req = context.switchToHttp().getRequest(); return req.user?.id
+   * ?? clientAddress(req, hops); }`.
    */
   getTracker?: (context: ExecutionContext) => string | Promise<string>;
-  /** The limiter key of a handler call from its tracker (default `<limiter name>:<tracker>`). */
+  /**
+   * The limiter key of a handler call from its tracker, as one key part (default: the two parts
+   * `[limiter name, tracker]`, escaped separately). Must return a non-empty string.
+   */
   generateKey?: (context: ExecutionContext, tracker: string, limiterName: string) => string;
-  /** The default identity of a WebSocket client: its connection (default) or its address. */
+  /**
+   * The default identity of a WebSocket client: its address (default; a reconnect keeps its budget) or its
+   * connection (`'connection'`: every new connection, so every reconnect, starts a fresh budget). With
+   * `trustProxyHops` the address of a `ws`-adapter client cannot be read (no upgrade request is kept): give such
+   * handlers a `key`, or choose `'connection'`.
+   */
   wsIdentity?: 'connection' | 'address';
   /**
-   * Exempts a handler call from every `@RateLimit` when it returns true (nothing is counted), e.g. internal health
-   * checkers or an admin role: `(context) => context.switchToHttp().getRequest().ip === '10.0.0.5'`. Applies to
-   * handlers Nest calls, in every context; a provider method called directly has only its decorator's `skipIf`.
+   * Exempts a handler call from every `@RateLimit` when it returns true (nothing is counted), e.g. an admin role or
+   * a health checker on the loopback. Decide only on what a client cannot choose: headers (`User-Agent`, and
+   * `req.ip` under Express' `trust proxy`) are the client's to set. For an address, read it as the limiter does:
+   * `(context) => clientAddress(context.switchToHttp().getRequest(), hops) === '127.0.0.1'`. Applies to handlers
+   * Nest calls, in every context; a provider method called directly has only its decorator's `skipIf`.
    */
   skipIf?: (context: ExecutionContext) => boolean | Promise<boolean>;
 }
@@ -112,7 +127,7 @@ export function resolveRateLimitSettings(section: RateLimitOptions = {}): RateLi
     legacyHeaders: section.legacyHeaders ?? false,
     getTracker: section.getTracker,
     generateKey: section.generateKey,
-    wsIdentity: section.wsIdentity ?? 'connection',
+    wsIdentity: section.wsIdentity ?? 'address',
     skipIf: section.skipIf,
   });
 }

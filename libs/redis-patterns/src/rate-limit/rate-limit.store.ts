@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ReplyError } from 'ioredis';
 import type { RedisExecutor } from '../core/scripts/redis-executor';
+import { RedisRefusedError } from '../errors/redis-refused.error';
 import type { CompiledPolicies } from './compile-policies';
 import { scriptArgs } from './script-call';
 import { ADJUST_SCRIPT } from './scripts/adjust.script';
@@ -62,8 +63,11 @@ export class RedisRateLimitStore implements RateLimitStore {
     return this.redis.call('ping');
   }
 
-  /** A reply error (a script error, OOM) shows Redis is reachable; anything else (timeout, closed) is an outage. */
+  /**
+   * A reply error (a script error, OOM) or a refusal (NOPERM, WRONGTYPE …) shows Redis is reachable; anything else
+   * (timeout, closed) is an outage.
+   */
   isOutage(error: unknown): boolean {
-    return !(error instanceof ReplyError);
+    return !(error instanceof ReplyError) && !(error instanceof RedisRefusedError);
   }
 }

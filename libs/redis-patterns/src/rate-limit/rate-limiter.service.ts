@@ -2,9 +2,9 @@ import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type Logger
 import { KeyBuilder } from '../core/keys/key-builder';
 import { ThrottledLog } from '../core/logging/throttled-log';
 import { CircuitBreaker } from '../core/resilience/circuit-breaker';
-import { describeValue } from '../core/options/option-checks';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
+import { RedisRefusedError } from '../errors/redis-refused.error';
 import { RateLimitUnavailableError } from './rate-limit-unavailable.error';
 import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit.options';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
@@ -20,6 +20,7 @@ import type {
 import { RateLimitMetrics } from './rate-limit.metrics';
 import { RATE_LIMIT_STORE, type RateLimitStore } from './rate-limit.store';
 import { failOpenDecision, toDecision } from './to-decision';
+import { keyLabel, keyParts, type RateLimitKey } from './rate-limit-key';
 
 const NO_OPTIONS: RateLimitConsumeOptions = Object.freeze({});
 
@@ -38,10 +39,11 @@ export interface RateLimitOutageStats {
 
 /**
  * Rate limiting on Redis: fixed window, sliding log, sliding counter, token bucket and GCRA. Each decision is one
- * Lua script (one round trip, Redis time) over every policy of the call, all-or-nothing.
+ * Lua script (one round trip, Redis time) over every policy of the call, all-or-nothing. A key is a string or its
+ * parts (see {@link RateLimitKey}).
  *
  * @example
- * const decision = await limiter.consume(`login:${email}`, [
+ * const decision = await limiter.consume(['login', email.normalize('NFKC').trim().toLowerCase()], [
  *   { algorithm: 'sliding-window', limit: 5, windowMs: 60_000 },
  *   { algorithm: 'fixed-window', limit: 50, windowMs: 86_400_000 },
  * ]);
@@ -61,6 +63,8 @@ export class RateLimiterService implements BeforeApplicationShutdown {
   private readonly logger: LoggerService;
   private readonly stats: RateLimitOutageStats = { failedOpen: 0, failedClosed: 0, inMemory: 0 };
   private readonly outageLog: ThrottledLog;
+  // A refusal repeats on every decision until the server is reconfigured: an error line, throttled like outages.
+  private readonly refusalLog: ThrottledLog;
   private readonly metrics = new RateLimitMetrics();
 
   constructor(
@@ -72,6 +76,8 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     this.memory = new MemoryRateLimiter(new BoundedEntries(settings.inMemoryMaxEntries));
     this.logger = options.logger ?? new Logger('RedisPatterns:RateLimit');
     this.outageLog = new ThrottledLog(this.logger);
+    const logger = this.logger;
+    this.refusalLog = new ThrottledLog({ log: () => undefined, error: () => undefined, warn: (message: string) => logger.error(message) });
   }
 
   /**
@@ -80,18 +86,20 @@ export class RateLimiterService implements BeforeApplicationShutdown {
    *
    * @throws InvalidArgumentError naming the field (e.g. `policy[1].windowMs`, `cost`) before anything is written.
    * @throws RateLimitUnavailableError when Redis cannot decide and the limiter fails closed.
+   * @throws RedisRefusedError when Redis refuses the limiter (an ACL without scripting, a renamed command, a key of
+   *   another type): a configuration error, never failed open nor decided in memory, whatever `failOpen` says.
    */
   consume(
-    key: string,
+    key: RateLimitKey,
     policy: RateLimitPolicy | readonly RateLimitPolicy[],
     options?: RateLimitConsumeOptions,
   ): Promise<RateLimitDecision> {
     try {
-      checkKey(key);
+      const parts = keyParts(key);
       const compiled = compilePolicies(policy, 'policy', argumentError);
       const cost = checkCost(options?.cost, compiled, argumentError);
       // The key names the limiter in errors and logs; metrics get one name for every direct call (keys are unbounded).
-      return this.decide(key, compiled, cost, options ?? NO_OPTIONS, key, CONSUME_METRIC_NAME);
+      return this.decide(parts, compiled, cost, options ?? NO_OPTIONS, keyLabel(parts), CONSUME_METRIC_NAME);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -106,8 +114,9 @@ export class RateLimiterService implements BeforeApplicationShutdown {
    * @throws InvalidArgumentError naming the field, before anything is written.
    * @throws RateLimitUnavailableError when Redis cannot answer (nothing is refunded; the in-memory fallback is not
    *   touched).
+   * @throws RedisRefusedError when Redis refuses the script (a configuration error).
    */
-  refund(key: string, policy: RateLimitPolicy | readonly RateLimitPolicy[], cost?: number): Promise<readonly RateLimitBalance[]> {
+  refund(key: RateLimitKey, policy: RateLimitPolicy | readonly RateLimitPolicy[], cost?: number): Promise<readonly RateLimitBalance[]> {
     return this.adjust(key, policy, cost, -1);
   }
 
@@ -117,15 +126,15 @@ export class RateLimiterService implements BeforeApplicationShutdown {
    *
    * @throws InvalidArgumentError naming the field, before anything is written.
    * @throws RateLimitUnavailableError when Redis cannot answer.
+   * @throws RedisRefusedError when Redis refuses the script (a configuration error).
    */
-  penalize(key: string, policy: RateLimitPolicy | readonly RateLimitPolicy[], cost?: number): Promise<readonly RateLimitBalance[]> {
+  penalize(key: RateLimitKey, policy: RateLimitPolicy | readonly RateLimitPolicy[], cost?: number): Promise<readonly RateLimitBalance[]> {
     return this.adjust(key, policy, cost, 1);
   }
 
   /** Forgets the state of `key` under these policies (in Redis and in the in-memory fallback). */
-  async reset(key: string, policy: RateLimitPolicy | readonly RateLimitPolicy[]): Promise<void> {
-    checkKey(key);
-    const keys = this.keysFor(key, compilePolicies(policy, 'policy', argumentError));
+  async reset(key: RateLimitKey, policy: RateLimitPolicy | readonly RateLimitPolicy[]): Promise<void> {
+    const keys = this.keysFor(keyParts(key), compilePolicies(policy, 'policy', argumentError));
     this.memory.delete(keys);
     await this.store.reset(keys);
   }
@@ -142,12 +151,13 @@ export class RateLimiterService implements BeforeApplicationShutdown {
   }
 
   /**
-   * The decision for an already compiled limiter (used by `@RateLimit`); `identity` is the full limiter key,
-   * `limiter` its name for errors, logs and metrics (`metricName` when those differ).
+   * The decision for an already compiled limiter (used by `@RateLimit`); `identity` is the limiter key's parts,
+   * `limiter` its name for errors, logs and metrics (`metricName` when those differ). A refusal by Redis
+   * (RedisRefusedError) rejects the decision whatever the outage policy: only outages fail open or fall back.
    * @internal
    */
   decide(
-    identity: string,
+    identity: readonly string[],
     compiled: CompiledPolicies,
     cost: number,
     outage: RateLimitOutageOptions,
@@ -171,31 +181,44 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     } catch (error) {
       pending = Promise.reject(error);
     }
-    return pending.then((reply) => {
-      const decision = toDecision(reply, compiled, this.store.source);
-      this.metrics.record(metricName, decision.allowed ? 'allowed' : 'denied', startedAt);
-      return decision;
-    }, without);
+    return pending.then(
+      (reply) => {
+        const decision = toDecision(reply, compiled, this.store.source);
+        this.metrics.record(metricName, decision.allowed ? 'allowed' : 'denied', startedAt);
+        return decision;
+      },
+      (error: unknown) => {
+        if (!(error instanceof RedisRefusedError)) return without(error);
+        this.metrics.record(metricName, 'failed_closed', startedAt);
+        this.logRefusal(error, limiter);
+        throw error;
+      },
+    );
   }
 
   private async adjust(
-    key: string,
+    key: RateLimitKey,
     policy: RateLimitPolicy | readonly RateLimitPolicy[],
     cost: number | undefined,
     sign: 1 | -1,
   ): Promise<readonly RateLimitBalance[]> {
-    checkKey(key);
+    const parts = keyParts(key);
+    const label = keyLabel(parts);
     const compiled = compilePolicies(policy, 'policy', argumentError);
     const units = checkCost(cost, compiled, argumentError);
-    if (this.breaker.isOpen) throw new RateLimitUnavailableError(key);
+    if (this.breaker.isOpen) throw new RateLimitUnavailableError(label);
     // State keys only: a refund or penalty leaves blocks as they are.
-    const keys = this.keysFor(key, compiled).slice(0, compiled.policies.length);
+    const keys = this.keysFor(parts, compiled).slice(0, compiled.policies.length);
     let reply: number[];
     try {
       reply = await this.store.adjust(keys, compiled, sign * units);
     } catch (error) {
+      if (error instanceof RedisRefusedError) {
+        this.logRefusal(error, label);
+        throw error;
+      }
       this.breaker.failed(error);
-      throw this.store.isOutage(error) ? new RateLimitUnavailableError(key, { cause: error }) : error;
+      throw this.store.isOutage(error) ? new RateLimitUnavailableError(label, { cause: error }) : error;
     }
     return compiled.policies.map((p, i) => ({ limit: p.limit, remaining: Number(reply[2 * i]), resetMs: Number(reply[2 * i + 1]) }));
   }
@@ -239,17 +262,16 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     this.outageLog.warn(`Rate limiter "${limiter}" could not reach Redis, ${policy}: ${reason}`);
   }
 
-  // One key per policy, all in the identity's slot group (one slot on a cluster).
-  private keysFor(identity: string, compiled: CompiledPolicies): string[] {
-    const group = this.keys.slotGroup('rl', identity);
+  private logRefusal(error: RedisRefusedError, limiter: string): void {
+    this.refusalLog.warn(`Rate limiter "${limiter}" failed closed: ${error.message}`);
+  }
+
+  // One key per policy, all in the identity's slot group (one slot on a cluster); each part escaped on its own.
+  private keysFor(identity: readonly string[], compiled: CompiledPolicies): string[] {
+    const group = this.keys.slotGroup('rl', ...identity);
     const suffixes = compiled.keySuffixes;
     const keys = new Array<string>(suffixes.length);
     for (let i = 0; i < keys.length; i++) keys[i] = group + suffixes[i];
     return keys;
   }
-}
-
-function checkKey(key: unknown): void {
-  if (typeof key !== 'string' || key.length === 0)
-    throw new InvalidArgumentError('key', `expected a non-empty string, received ${describeValue(key)}`);
 }

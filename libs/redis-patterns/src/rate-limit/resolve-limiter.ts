@@ -11,8 +11,10 @@ export interface RateLimitDecoratorOptions extends RateLimitOutageOptions {
    * What one budget is counted per. On a provider method (or any method called directly): a string, or a function
    * of the method's arguments (default: one budget for the method). On a handler Nest calls: a string, or a function
    * of `(request, context)` — `request` is the HTTP request (HTTP, and GraphQL's HTTP request), the payload (RPC)
-   * or the client socket (WebSocket) — (default: the client address on HTTP and GraphQL, the connection on
-   * WebSocket, the handler on RPC; see `rateLimit.getTracker`).
+   * or the client socket (WebSocket) — (default: the client address on HTTP, GraphQL and WebSocket, the handler on
+   * RPC; see `rateLimit.getTracker`). A function must name the caller on every call: `undefined`, `null`, `''` (or
+   * anything but a non-empty string or a finite number) would count every such caller in one budget, so the call is
+   * refused with `RateLimitIdentityError` (a 500 on HTTP). The budget is the two key parts `[name, key]`.
    */
   readonly key?: string | ((...args: any[]) => string | number | Promise<string | number>);
   /** The limiter's name, part of its keys (default `Class.method`); limiters with one name share budgets. */
@@ -96,8 +98,8 @@ export function resolveLimiter(metadata: RateLimitMetadata, defaultName: string,
   if (options.name !== undefined && (typeof options.name !== 'string' || !/^[A-Za-z0-9_.:-]{1,100}$/.test(options.name))) {
     throw error('name', 'a name of 1 to 100 letters, digits, "_", "-", ".", ":"', describeValue(options.name));
   }
-  if (options.key !== undefined && typeof options.key !== 'string' && typeof options.key !== 'function') {
-    throw error('key', 'a string or a function', describeValue(options.key));
+  if (options.key !== undefined && !(typeof options.key === 'string' && options.key !== '') && typeof options.key !== 'function') {
+    throw error('key', 'a non-empty string or a function', describeValue(options.key));
   }
   if (options.skipIf !== undefined && typeof options.skipIf !== 'function') {
     throw error('skipIf', 'a function returning true to skip the limit', describeValue(options.skipIf));

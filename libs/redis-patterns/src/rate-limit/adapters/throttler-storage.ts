@@ -34,8 +34,10 @@ const argumentError: PolicyErrorFactory = (field, expected, received) =>
  * module's `storage` and `ThrottlerGuard`, `@Throttle()` and `@SkipThrottle()` keep working, with this module's
  * scripts and connections — one round trip per named throttler (concurrent ones share an `EVALSHA`), time from
  * Redis, keys in one cluster slot per throttler key, every key with a TTL, a command timeout and the module's outage
- * policy (`rateLimit.failOpen`: allowed when Redis cannot answer; fail closed: 503). `blockDuration` is the
- * policy's `blockDurationMs`, set in the same script as the denial.
+ * policy (`rateLimit.failOpen`: allowed when Redis cannot answer; fail closed: 503). A refusal by Redis (an ACL
+ * without scripting, a key of another type) rejects `increment` with `RedisRefusedError` (503), never a pass.
+ * `blockDuration` is the policy's `blockDurationMs`, set in the same script as the denial. Keys:
+ * `rl:{throttler:<name>:<key>}:…`, each part escaped on its own.
  *
  * @example
  * ThrottlerModule.forRootAsync({
@@ -74,7 +76,8 @@ export class RedisPatternsThrottlerStorage {
     };
     const compiled = compilePolicies(policy, 'throttler', argumentError);
     const name = `throttler:${throttlerName}`;
-    const decision = await this.limiter.decide(`${name}:${key}`, compiled, 1, NO_OUTAGE_OVERRIDE, name);
+    // Separate key parts: no throttler name and key can be spelled as another pair's.
+    const decision = await this.limiter.decide(['throttler', throttlerName, key], compiled, 1, NO_OUTAGE_OVERRIDE, name);
     const timeToExpire = Math.ceil(decision.resetMs / 1000);
     if (decision.allowed) return { totalHits: limit - decision.remaining, timeToExpire, isBlocked: false, timeToBlockExpire: 0 };
     return { totalHits: limit + 1, timeToExpire, isBlocked: true, timeToBlockExpire: Math.max(Math.ceil(decision.retryAfterMs / 1000), 1) };
