@@ -36,6 +36,11 @@ export function encodeOutcome(outcome: StoredOutcome): EncodedOutcome {
   return { meta, body: json, typed };
 }
 
+/** The bytes a record takes in the store: its metadata and body, as UTF-8. */
+export function recordBytes(encoded: EncodedOutcome): number {
+  return Buffer.byteLength(encoded.meta) + Buffer.byteLength(encoded.body);
+}
+
 /**
  * Decodes what the store read back. Anything with access to the server may have written it, so the JSON is parsed
  * safely (no prototype keys) and its shape checked; an unreadable record throws rather than replays garbage.

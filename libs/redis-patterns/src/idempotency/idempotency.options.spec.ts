@@ -62,7 +62,10 @@ describe('idempotency options', () => {
       replayHeaders: DEFAULT_REPLAY_HEADERS,
       failOpen: false,
       identity: undefined,
+      maxRecordBytes: 512 * 1024,
     });
+    expect(resolveIdempotencySettings({}, 2048).maxRecordBytes).toBe(2048);
+    expect(resolveIdempotencySettings({ maxRecordBytes: 100 }, 2048).maxRecordBytes).toBe(100);
     expect(Object.isFrozen(settings)).toBe(true);
     expect(resolveIdempotencySettings({ defaultTtlMs: 5000, replayHeaders: ['X-Order'] })).toMatchObject({
       lockTtlMs: 5000,

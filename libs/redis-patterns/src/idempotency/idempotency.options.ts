@@ -46,8 +46,18 @@ export interface IdempotencyOptions {
    * 503) rather than risk running it twice; `true` runs it without the guarantee (logged, at most every 10 s).
    */
   failOpen?: boolean;
-  /** Default caller identity of every `@Idempotent` handler (see {@link IdempotencyIdentity}); none by default. */
-  identity?: IdempotencyIdentity;
+  /**
+   * Default caller identity of every `@Idempotent` handler (see {@link IdempotencyIdentity}); none by default, and
+   * then each HTTP handler without its own `identity` is warned about at startup (every caller shares its keys).
+   * `false` says the key space is shared on purpose.
+   */
+  identity?: IdempotencyIdentity | false;
+  /**
+   * The largest record kept for replay, in bytes (the encoded result with its status and headers; default the
+   * cache's `maxValueBytes`, 512 KiB unless set). A larger result is returned to its caller but not stored: the
+   * claim is released, so a retry runs the operation again, and a warning is logged (at most every 10 s).
+   */
+  maxRecordBytes?: number;
 }
 
 /** The `idempotency` section with every default applied, resolved once at startup (frozen). */
@@ -62,7 +72,8 @@ export interface IdempotencySettings {
   /** Lower-case. */
   readonly replayHeaders: readonly string[];
   readonly failOpen: boolean;
-  readonly identity?: IdempotencyIdentity;
+  readonly identity?: IdempotencyIdentity | false;
+  readonly maxRecordBytes: number;
 }
 
 /** Injection token of the resolved {@link IdempotencySettings}. */
@@ -102,7 +113,11 @@ const KNOWN_KEYS = [
   'replayHeaders',
   'failOpen',
   'identity',
+  'maxRecordBytes',
 ] as const;
+
+/** The cache's own default of `maxValueBytes`, used when neither limit is set. */
+const DEFAULT_MAX_RECORD_BYTES = 512 * 1024;
 
 const DEFAULT_TTL_MS = 24 * 3600 * 1000;
 const MS = { integer: true, unit: 'ms' } as const;
@@ -134,12 +149,16 @@ export const validateIdempotencyOptions: SectionValidator = (value, path, contex
     });
   }
   checkBoolean(section.failOpen, `${path}.failOpen`);
-  if (section.identity !== undefined && typeof section.identity !== 'function')
-    invalid(`${path}.identity`, 'a function of (request, context) returning the caller identity', section.identity);
+  if (section.identity !== undefined && section.identity !== false && typeof section.identity !== 'function')
+    invalid(`${path}.identity`, 'false or a function of (request, context) returning the caller identity', section.identity);
+  checkOptionalNumber(section.maxRecordBytes, `${path}.maxRecordBytes`, { integer: true, min: 1 });
 };
 
-/** Applies the defaults to a validated `idempotency` section. */
-export function resolveIdempotencySettings(section: IdempotencyOptions = {}): IdempotencySettings {
+/**
+ * Applies the defaults to a validated `idempotency` section; `cacheMaxValueBytes` is the `cache.maxValueBytes`
+ * option, the default of `maxRecordBytes`.
+ */
+export function resolveIdempotencySettings(section: IdempotencyOptions = {}, cacheMaxValueBytes?: number): IdempotencySettings {
   return Object.freeze({
     connection: section.connection,
     defaultTtlMs: section.defaultTtlMs ?? DEFAULT_TTL_MS,
@@ -150,5 +169,6 @@ export function resolveIdempotencySettings(section: IdempotencyOptions = {}): Id
     replayHeaders: Object.freeze((section.replayHeaders ?? DEFAULT_REPLAY_HEADERS).map((name) => name.toLowerCase())),
     failOpen: section.failOpen ?? false,
     identity: section.identity,
+    maxRecordBytes: section.maxRecordBytes ?? cacheMaxValueBytes ?? DEFAULT_MAX_RECORD_BYTES,
   });
 }

@@ -10,7 +10,7 @@ import { IdempotentAdvisor } from './idempotent.advisor';
 export const IDEMPOTENCY_PROVIDERS: Provider[] = [
   {
     provide: IDEMPOTENCY_SETTINGS,
-    useFactory: (options: ResolvedRedisPatternsOptions) => resolveIdempotencySettings(options.idempotency),
+    useFactory: (options: ResolvedRedisPatternsOptions) => resolveIdempotencySettings(options.idempotency, options.cache?.maxValueBytes),
     inject: [RESOLVED_OPTIONS],
   },
   IDEMPOTENCY_STORE_PROVIDER,

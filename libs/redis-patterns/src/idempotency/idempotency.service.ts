@@ -12,7 +12,7 @@ import { IdempotencyConflictError } from './idempotency-conflict.error';
 import { IdempotencyKeyReusedError } from './idempotency-key-reused.error';
 import { idempotencyRecordKey } from './idempotency-keys';
 import { IDEMPOTENCY_SETTINGS, type IdempotencySettings } from './idempotency.options';
-import { decodeOutcome, encodeOutcome, type StoredOutcome } from './idempotency-record';
+import { decodeOutcome, type EncodedOutcome, encodeOutcome, recordBytes, type StoredOutcome } from './idempotency-record';
 import { type ClaimResult, IDEMPOTENCY_STORE, type IdempotencyStore } from './idempotency.store';
 import { IdempotencyUnavailableError } from './idempotency-unavailable.error';
 import { LocalWakeups, pollDelayMs } from './local-wakeups';
@@ -170,11 +170,19 @@ export class IdempotencyService implements BeforeApplicationShutdown {
    */
   private async settle(call: IdempotentCall, token: string, outcome: StoredOutcome | undefined): Promise<void> {
     try {
-      let encoded;
+      let encoded: EncodedOutcome | undefined;
       try {
         encoded = outcome && encodeOutcome(outcome);
       } catch (error) {
         this.log.warn(`The result of ${call.scope} cannot be stored for replay (${(error as Error).message}); a retry will run again.`);
+      }
+      const bytes = encoded ? recordBytes(encoded) : 0;
+      if (bytes > this.settings.maxRecordBytes) {
+        encoded = undefined;
+        this.log.warn(
+          `The result of ${call.scope} is ${bytes} bytes, over idempotency.maxRecordBytes (${this.settings.maxRecordBytes}); ` +
+            'it was not stored for replay, and a retry will run again.',
+        );
       }
       if (!encoded) await this.store.release(call.recordKey, token);
       else if (!(await this.store.complete(call.recordKey, token, encoded, call.ttlMs)))

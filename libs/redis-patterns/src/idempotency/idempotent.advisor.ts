@@ -1,4 +1,6 @@
-import { type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { type ExecutionContext, Inject, Injectable, Logger, type LoggerService } from '@nestjs/common';
+import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
+import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { isTransportArgument } from '../core/advice/handler-call';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../core/advice/method-advice.interface';
 import { checkBoolean, checkKnownKeys, checkObject, checkOneOf, checkOptionalNumber, invalid } from '../core/options/option-checks';
@@ -18,6 +20,7 @@ import { IdempotencyService } from './idempotency.service';
 import { httpExceptionOutcome, type IdempotentCall, replayOutcome } from './idempotent-call';
 import type { IdempotentOptions } from './idempotent.decorator';
 import { InvalidIdempotencyKeyError } from './invalid-idempotency-key.error';
+import { MissingIdempotencyIdentityError } from './missing-idempotency-identity.error';
 
 const KNOWN_KEYS = [
   'key',
@@ -39,13 +42,23 @@ type Fn = (...args: unknown[]) => unknown;
  * startup naming it). Per call: find the key (the header on HTTP, `key` elsewhere), the caller's identity and the
  * fingerprint, then let IdempotencyService claim, wait, replay or refuse; on HTTP a first call's status and safe
  * headers are stored with its result, and replayed with it.
+ *
+ * Identity: an HTTP handler with none (neither its own `identity` nor `idempotency.identity`) shares one key space
+ * between all callers — any caller reusing a key gets the stored response — so it is warned about at startup;
+ * `identity: false` says that is intended. An identity function that finds no caller refuses the request
+ * (MissingIdempotencyIdentityError, 400): falling back to the shared space would undo the scoping it asked for.
  */
 @Injectable()
 export class IdempotentAdvisor implements MethodAdvisor<IdempotentOptions> {
+  private readonly logger: LoggerService;
+
   constructor(
     private readonly service: IdempotencyService,
     @Inject(IDEMPOTENCY_SETTINGS) private readonly settings: IdempotencySettings,
-  ) {}
+    @Inject(RESOLVED_OPTIONS) moduleOptions: ResolvedRedisPatternsOptions,
+  ) {
+    this.logger = moduleOptions.logger ?? new Logger('RedisPatterns:Idempotency');
+  }
 
   prepare(raw: IdempotentOptions, method: AdvisedMethod): MethodAdvice {
     const path = `@Idempotent(${method.className}.${method.methodName})`;
@@ -59,10 +72,10 @@ export class IdempotentAdvisor implements MethodAdvisor<IdempotentOptions> {
       invalid(`${path}.key`, 'a non-empty string or a function returning the idempotency key', key);
     if (fingerprint !== undefined && fingerprint !== false && typeof fingerprint !== 'function')
       invalid(`${path}.fingerprint`, 'false or a function returning what identifies the payload', fingerprint);
-    if (identity !== undefined && (typeof identity !== 'function' || !kind))
+    if (identity !== undefined && ((typeof identity !== 'function' && identity !== false) || !kind))
       invalid(
         `${path}.identity`,
-        kind ? 'a function of (request, context)' : 'nothing on a provider method (put the caller in key(...args))',
+        kind ? 'false or a function of (request, context)' : 'nothing on a provider method (put the caller in key(...args))',
         identity,
       );
     if (options.scope !== undefined && (typeof options.scope !== 'string' || options.scope.length === 0))
@@ -80,7 +93,13 @@ export class IdempotentAdvisor implements MethodAdvisor<IdempotentOptions> {
     const scope = options.scope ?? `${method.className}.${method.methodName}`;
     const label = `${method.className}.${method.methodName}`;
     const keyFn = typeof key === 'function' ? (key as Fn) : key === undefined ? undefined : () => key;
-    const identityFn = (identity ?? this.settings.identity) as Fn | undefined;
+    const chosenIdentity = identity ?? this.settings.identity;
+    const identityFn = typeof chosenIdentity === 'function' ? (chosenIdentity as Fn) : undefined;
+    if (kind === 'http' && chosenIdentity === undefined)
+      this.logger.warn(
+        `${path} has no identity: every caller shares its idempotency keys, so a caller reusing another's key gets that ` +
+          `caller's stored response. Set identity (per handler or idempotency.identity), or identity: false if the keys are shared on purpose.`,
+      );
     const { headerName, replayHeaders, replayedHeader } = this.settings;
     const base = { scope: label, ttlMs, onConcurrent, waitMs, failOpen, failureOutcome: storeFailures ? httpExceptionOutcome : undefined };
 
@@ -97,6 +116,7 @@ export class IdempotentAdvisor implements MethodAdvisor<IdempotentOptions> {
         return proceed();
       }
       const caller = context && identityFn ? checkKeyResult(await identityFn(request, context), 'identity(request, context)') : undefined;
+      if (context && identityFn && caller === undefined) throw new MissingIdempotencyIdentityError(label);
       const call: IdempotentCall = {
         ...base,
         recordKey: this.service.recordKey(scope, caller, found),

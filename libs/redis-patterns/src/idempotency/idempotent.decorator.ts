@@ -31,8 +31,13 @@ export interface IdempotentOptions {
    * Default false: a failed call stores nothing, and a retry runs again. Other errors are never stored.
    */
   storeFailures?: boolean;
-  /** Who the caller is, on handlers: keys are scoped by it (default `idempotency.identity`, else none). */
-  identity?: IdempotencyIdentity;
+  /**
+   * Who the caller is, on handlers: keys are scoped by it (default `idempotency.identity`). An HTTP handler with no
+   * identity shares its keys between every caller and is warned about at startup; `false` says that is intended.
+   * When the function returns `undefined`, `null` or `''` for a request with a key, the request is refused
+   * (`MissingIdempotencyIdentityError`, HTTP 400) instead of running in the shared key space.
+   */
+  identity?: IdempotencyIdentity | false;
   /** The namespace of the keys (default `<Class>.<method>`): give two methods one scope to share their keys. */
   scope?: string;
   /** Run without the guarantee when Redis cannot answer (default `idempotency.failOpen`, false: 503). */

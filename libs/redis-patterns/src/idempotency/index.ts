@@ -8,3 +8,4 @@ export { IdempotencyConflictError } from './idempotency-conflict.error';
 export { IdempotencyKeyReusedError } from './idempotency-key-reused.error';
 export { IdempotencyUnavailableError } from './idempotency-unavailable.error';
 export { InvalidIdempotencyKeyError } from './invalid-idempotency-key.error';
+export { MissingIdempotencyIdentityError } from './missing-idempotency-identity.error';

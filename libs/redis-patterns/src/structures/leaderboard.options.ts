@@ -8,9 +8,17 @@ export interface LeaderboardOptions {
   defaultTtlMs?: number;
   /** TTL in ms of a daily board, renewed by every write (default 8 days, so a week can be unioned). */
   dailyTtlMs?: number;
-  /** TTL in ms of a materialised weekly union (default 60 000); each weekly read recomputes it. */
+  /**
+   * TTL in ms of a materialised weekly union and of its freshness marker (default 60 000). A weekly read rebuilds
+   * the union (ZUNIONSTORE over the seven daily boards) only when a daily write or removal marked it stale or this
+   * TTL ran out; the reads in between reuse it. The TTL bounds staleness only for daily boards changed behind the
+   * library's back (another client writing them directly).
+   */
   weekTtlMs?: number;
-  /** Keep only the best `maxSize` members of a board after each write (default: unbounded). */
+  /**
+   * Keep only the best `maxSize` members of a board after each write (default: unbounded). Bounds the memory of a
+   * board and the cost of a weekly rebuild; on daily boards it also drops members who might have ranked on the week.
+   */
   maxSize?: number;
   /**
    * Reject scores and increments that are not integers (default true). Sorted-set scores are IEEE doubles:

@@ -1,7 +1,8 @@
 import type { RedisExecutor } from '../core/scripts/redis-executor';
 import { LEADERBOARD_AROUND } from './scripts/leaderboard-around.script';
-import { LEADERBOARD_UNION } from './scripts/leaderboard-union.script';
-import { LEADERBOARD_WRITE } from './scripts/leaderboard-write.script';
+import { LEADERBOARD_DAY_REMOVE } from './scripts/leaderboard-day-remove.script';
+import { LEADERBOARD_WEEK } from './scripts/leaderboard-week.script';
+import { LEADERBOARD_DAY_WRITE, LEADERBOARD_WRITE } from './scripts/leaderboard-write.script';
 
 /**
  * The outcome of a score write: the new score as the store's text (Redis prints doubles exactly), or, when the
@@ -16,9 +17,18 @@ export type LeaderboardWriteReply = { readonly score: string } | { readonly outO
 export interface LeaderboardStore {
   /**
    * Adds `value` to the member's score (`incr`) or sets it (`set`), then renews the board's TTL and keeps its best
-   * `maxSize` members (0: unbounded), all at once.
+   * `maxSize` members (0: unbounded), all at once. `weekMark`: the freshness marker of the week of a daily board,
+   * deleted by the same step.
    */
-  write(key: string, mode: 'incr' | 'set', value: number, ttlMs: number, maxSize: number, member: string): Promise<LeaderboardWriteReply>;
+  write(
+    key: string,
+    mode: 'incr' | 'set',
+    value: number,
+    ttlMs: number,
+    maxSize: number,
+    member: string,
+    weekMark?: string,
+  ): Promise<LeaderboardWriteReply>;
   /** `limit` entries from the 0-based position `offset`: member, score, member, score, … */
   top(key: string, offset: number, limit: number): Promise<string[]>;
   /** The member's 0-based position, or null when it is not on the board. */
@@ -32,10 +42,14 @@ export interface LeaderboardStore {
   around(key: string, member: string, n: number): Promise<{ start: number; entries: string[] } | null>;
   /** The number of members. */
   size(key: string): Promise<number>;
-  /** Removes members; resolves with how many were on the board. */
-  remove(key: string, members: readonly string[]): Promise<number>;
-  /** Replaces `dest` by the sum of the `sources` boards (the seven days of a week), with a TTL when not empty. */
-  union(dest: string, sources: readonly string[], ttlMs: number): Promise<number>;
+  /** Removes members; resolves with how many were on the board. `weekMark` as in {@link write}, deleted when any was. */
+  remove(key: string, members: readonly string[], weekMark?: string): Promise<number>;
+  /**
+   * Makes `dest` the sum of the `sources` boards (the seven days of a week) unless its marker `mark` says it still
+   * is: rebuilds it (TTL `ttlMs` when not empty) and sets the marker (same TTL) in one step. Resolves true when it
+   * rebuilt.
+   */
+  week(dest: string, mark: string, sources: readonly string[], ttlMs: number): Promise<boolean>;
   /** Milliseconds since the epoch on the store's clock. */
   serverTimeMs(): Promise<number>;
 }
@@ -57,9 +71,15 @@ export class RedisLeaderboardStore implements LeaderboardStore {
     ttlMs: number,
     maxSize: number,
     member: string,
+    weekMark?: string,
   ): Promise<LeaderboardWriteReply> {
+    const args = [mode, String(value), ttlMs, maxSize, member];
     try {
-      return { score: await this.redis.run(LEADERBOARD_WRITE, [key], [mode, String(value), ttlMs, maxSize, member]) };
+      return {
+        score: await (weekMark === undefined
+          ? this.redis.run(LEADERBOARD_WRITE, [key], args)
+          : this.redis.run(LEADERBOARD_DAY_WRITE, [key, weekMark], args)),
+      };
     } catch (error) {
       // The script refuses an out-of-range score with an error reply `SCORE_RANGE <would-be score>`.
       const message = error instanceof Error ? error.message : '';
@@ -91,13 +111,14 @@ export class RedisLeaderboardStore implements LeaderboardStore {
     return this.redis.call('zcard', key);
   }
 
-  remove(key: string, members: readonly string[]): Promise<number> {
-    return this.redis.call('zrem', key, members);
+  remove(key: string, members: readonly string[], weekMark?: string): Promise<number> {
+    if (weekMark === undefined) return this.redis.call('zrem', key, members);
+    return this.redis.run(LEADERBOARD_DAY_REMOVE, [key, weekMark], members);
   }
 
-  union(dest: string, sources: readonly string[], ttlMs: number): Promise<number> {
-    // A script rather than ZUNIONSTORE + PEXPIRE: the weekly board never exists without its TTL.
-    return this.redis.run(LEADERBOARD_UNION, [dest, ...sources], [ttlMs]);
+  async week(dest: string, mark: string, sources: readonly string[], ttlMs: number): Promise<boolean> {
+    // One script: the freshness check gates the union, and the weekly board never exists without its TTL.
+    return (await this.redis.run(LEADERBOARD_WEEK, [dest, mark, ...sources], [ttlMs])) === 1;
   }
 
   async serverTimeMs(): Promise<number> {

@@ -3,14 +3,16 @@ import { KeyBuilder } from '../core/keys/key-builder';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { LEADERBOARD_SETTINGS, type LeaderboardSettings } from './leaderboard.options';
 import { dayOf, weekDays } from './leaderboard-period';
-import { LEADERBOARD_STORE, type LeaderboardStore } from './leaderboard.store';
+import { LEADERBOARD_STORE, type LeaderboardStore, type LeaderboardWriteReply } from './leaderboard.store';
 import type { LeaderboardEntry, LeaderboardScope, LeaderboardWriteOptions } from './leaderboard.types';
 import { RedisClock } from './redis-clock';
 import { checkCount, checkName, checkTtlMs } from './structure-args';
 
 /**
  * Leaderboards on sorted sets. Every key of one board name (all-time, daily, weekly) shares the hash tag
- * `{board}`, so the weekly union is one cluster-safe command. Writes are single scripts: ZINCRBY or ZADD, TTL
+ * `{board}`, so the weekly union is one cluster-safe command. A weekly board is materialised (ZUNIONSTORE of the
+ * seven daily boards, O(total members)) only when a daily write or removal marked it stale or after `weekTtlMs`;
+ * the reads in between reuse it, and concurrent reads in one process share one rebuild. Writes are single scripts: ZINCRBY or ZADD, TTL
  * renewal and the optional size cap together (invariant 1). Scores are IEEE doubles; they must stay within
  * ±(2^53 − 1), and by default be integers (`leaderboard.integerScores`).
  *
@@ -24,6 +26,10 @@ import { checkCount, checkName, checkTtlMs } from './structure-args';
 @Injectable()
 export class Leaderboard {
   private readonly clock: RedisClock;
+  /** Weekly unions being made fresh by this process, by key, with the count of daily writes when each started. */
+  private readonly weekRebuilds = new Map<string, { writes: number; done: Promise<void> }>();
+  /** Daily writes and removals this process completed. */
+  private dailyWrites = 0;
 
   constructor(
     private readonly keys: KeyBuilder,
@@ -91,7 +97,15 @@ export class Leaderboard {
   ): Promise<number> {
     const list = (Array.isArray(members) ? members : [members]).map((m, i) => checkName(m, `members[${i}]`));
     if (list.length === 0) return 0;
-    return this.store.remove(await this.readKey(board, scope), list);
+    if ((scope.period as string) === 'week') {
+      throw new InvalidArgumentError('scope.period', "a weekly board is computed from daily boards: remove with period 'day'");
+    }
+    const target = await this.locate(board, scope);
+    try {
+      return await this.store.remove(target.key, list, target.weekMark);
+    } finally {
+      if (target.weekMark) this.dailyWrites++;
+    }
   }
 
   private async write(
@@ -107,8 +121,13 @@ export class Leaderboard {
     checkName(member, 'member');
     const daily = options.period === 'day';
     const ttl = checkTtlMs(options.ttlMs, 'options.ttlMs', daily ? this.settings.dailyTtlMs : this.settings.defaultTtlMs);
-    const key = await this.readKey(board, options);
-    const reply = await this.store.write(key, mode, value, ttl, this.settings.maxSize, member);
+    const target = await this.locate(board, options);
+    let reply: LeaderboardWriteReply;
+    try {
+      reply = await this.store.write(target.key, mode, value, ttl, this.settings.maxSize, member, target.weekMark);
+    } finally {
+      if (target.weekMark) this.dailyWrites++;
+    }
     if ('outOfRange' in reply) {
       throw new InvalidArgumentError(
         mode === 'incr' ? 'by' : 'score',
@@ -134,20 +153,57 @@ export class Leaderboard {
     return value;
   }
 
-  /** The key a call addresses; a weekly board is (re)computed from its daily boards first. */
+  /** The key a call reads; a weekly board is first made fresh (see {@link Leaderboard.freshWeek}). */
   private async readKey(board: string, scope: LeaderboardScope): Promise<string> {
+    const target = await this.locate(board, scope);
+    if (target.week) await this.freshWeek(target.key, target.week.mark, target.week.days);
+    return target.key;
+  }
+
+  /**
+   * Where a scope lives: the board's key and, for a daily board, the freshness marker of its week's union (which a
+   * write or removal deletes); for a weekly board, its marker and the seven daily boards it sums. Every key of a
+   * board name shares the hash tag `{board}`.
+   */
+  private async locate(board: string, scope: LeaderboardScope): Promise<BoardTarget> {
     const group = this.keys.slotGroup('lb', checkName(board, 'board'));
     const period = scope.period ?? 'all';
-    if (period === 'all') return group;
+    if (period === 'all') return { key: group };
     if (period !== 'day' && period !== 'week') throw new InvalidArgumentError('period', "expected 'all', 'day' or 'week'");
     const day = scope.at === undefined ? dayOf(new Date(await this.clock.now()), 'at') : dayOf(scope.at, 'at');
-    if (period === 'day') return this.keys.member(group, `day:${day}`);
     const days = weekDays(day);
     const weekKey = this.keys.member(group, `week:${days[0]}`);
-    const dayKeys = days.map((d) => this.keys.member(group, `day:${d}`));
-    await this.store.union(weekKey, dayKeys, this.settings.weekTtlMs);
-    return weekKey;
+    const mark = `${weekKey}:fresh`;
+    if (period === 'day') return { key: this.keys.member(group, `day:${day}`), weekMark: mark };
+    return { key: weekKey, week: { mark, days: days.map((d) => this.keys.member(group, `day:${d}`)) } };
   }
+
+  /**
+   * Rebuilds a weekly union only when a daily write or removal marked it stale, or its TTL (`weekTtlMs`) ran out;
+   * concurrent reads of one week in this process share one round trip. A read joins a running rebuild only when no
+   * daily write of this process completed since it started, so a process always reads its own writes.
+   */
+  private freshWeek(weekKey: string, mark: string, days: string[]): Promise<void> {
+    const running = this.weekRebuilds.get(weekKey);
+    if (running && running.writes === this.dailyWrites) return running.done;
+    const done = this.store.week(weekKey, mark, days, this.settings.weekTtlMs).then(() => undefined);
+    const entry = { writes: this.dailyWrites, done };
+    this.weekRebuilds.set(weekKey, entry);
+    const forget = () => {
+      if (this.weekRebuilds.get(weekKey) === entry) this.weekRebuilds.delete(weekKey);
+    };
+    done.then(forget, forget);
+    return done;
+  }
+}
+
+/** The keys of one board and period (see `Leaderboard.locate`). */
+interface BoardTarget {
+  key: string;
+  /** A daily board: the freshness marker of its week's union. */
+  weekMark?: string;
+  /** A weekly board: its freshness marker and the daily boards it sums. */
+  week?: { mark: string; days: string[] };
 }
 
 function toEntries(flat: string[], offset: number): LeaderboardEntry[] {

@@ -1,6 +1,7 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { RedisConnectionConfig } from '../options/connection-config.interface';
 import { failFastOptions } from './fail-fast-defaults';
+import { secretsOfClient, secretsOfNodes } from './redact-client-secrets';
 
 /** Which kind of deployment a connection talks to. */
 export type ConnectionKind = 'standalone' | 'cluster' | 'sentinel' | 'memory';
@@ -44,7 +45,7 @@ export function createClient(config: RedisConnectionConfig, settings: ClientSett
   if ('client' in config) {
     const client = config.client;
     const kind: ConnectionKind = client instanceof Cluster ? 'cluster' : client.options.sentinels?.length ? 'sentinel' : 'standalone';
-    return { client, owned: false, kind, endpoint: describeAdopted(client), secrets: [] };
+    return { client, owned: false, kind, endpoint: describeAdopted(client), secrets: secretsOfClient(client) };
   }
   if ('cluster' in config) {
     const { nodes, options = {} } = config.cluster;
@@ -62,8 +63,8 @@ export function createClient(config: RedisConnectionConfig, settings: ClientSett
       // maxRedirections.
       redisOptions: { ...perNodeDefaults, enableAutoPipelining: false, commandTimeout, connectTimeout, ...options.redisOptions },
     });
-    const secret = options.redisOptions?.password;
-    return { client, owned: true, kind: 'cluster', endpoint: `cluster(${nodes.length} seed nodes)`, secrets: secret ? [secret] : [] };
+    const secrets = [...secretsOfClient(client), ...secretsOfNodes(nodes)];
+    return { client, owned: true, kind: 'cluster', endpoint: `cluster(${nodes.length} seed nodes)`, secrets };
   }
   if ('sentinel' in config) {
     const { sentinels, name, options = {} } = config.sentinel;

@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type ClusterNode, type RedisOptions } from 'ioredis';
 import type { DoctorOptions } from './doctor.types';
 
@@ -14,7 +16,9 @@ export interface DoctorConnection {
 
 /**
  * Connects without retries or an offline queue: the doctor reports what happens on the first attempt instead of
- * waiting on a reconnect loop.
+ * waiting on a reconnect loop. A `rediss://` URL means TLS on every connection — the standalone one, the cluster
+ * seeds and every node the cluster discovers — with the URL's host name as the TLS server name, so the password
+ * never crosses the network in clear text.
  */
 export function doctorConnection(options: DoctorOptions): DoctorConnection {
   if (options.client) return { client: options.client, owned: false, secrets: [], endpoint: 'adopted client', lastError: () => undefined };
@@ -23,6 +27,7 @@ export function doctorConnection(options: DoctorOptions): DoctorConnection {
   const password = options.password ?? (url.password ? decodeURIComponent(url.password) : undefined);
   const secrets = password ? [password] : [];
   const endpoint = `${url.hostname}:${url.port || 6379}`;
+  const tls = url.protocol === 'rediss:' ? tlsOptions(url) : undefined;
   const base: RedisOptions = {
     lazyConnect: true,
     enableOfflineQueue: false,
@@ -32,6 +37,7 @@ export function doctorConnection(options: DoctorOptions): DoctorConnection {
     commandTimeout: timeout,
     enableReadyCheck: false,
     ...(options.password !== undefined ? { password: options.password } : {}),
+    ...(tls ? { tls } : {}),
   };
   let client: Redis | Cluster;
   if (options.cluster) {
@@ -43,7 +49,14 @@ export function doctorConnection(options: DoctorOptions): DoctorConnection {
       lazyConnect: true,
       enableOfflineQueue: false,
       clusterRetryStrategy: () => null,
-      redisOptions: { connectTimeout: timeout, commandTimeout: timeout, maxRetriesPerRequest: 0, password, username },
+      redisOptions: {
+        connectTimeout: timeout,
+        commandTimeout: timeout,
+        maxRetriesPerRequest: 0,
+        password,
+        username,
+        ...(tls ? { tls } : {}),
+      },
     });
   } else {
     client = new Redis(url.toString(), base);
@@ -52,6 +65,16 @@ export function doctorConnection(options: DoctorOptions): DoctorConnection {
   let last: Error | undefined;
   client.on('error', (error: Error) => (last = error));
   return { client, owned: true, secrets, endpoint: options.cluster ? `cluster seed ${endpoint}` : endpoint, lastError: () => last };
+}
+
+/**
+ * TLS options of a `rediss://` URL: the server name (SNI and certificate check) is the URL's host — also for the
+ * cluster nodes, which are announced by address. An IP address is no server name (RFC 6066): the certificate is
+ * then checked against the address.
+ */
+function tlsOptions(url: URL): ConnectionOptions {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return isIP(host) ? {} : { servername: host };
 }
 
 /** Explains a connection or command error in the reference's terms: NOAUTH is "authentication required", not "down". */

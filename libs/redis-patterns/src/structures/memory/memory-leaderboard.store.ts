@@ -12,7 +12,8 @@ const SCORE_LIMIT = Number.MAX_SAFE_INTEGER;
  * same order (highest score first, ties in reverse member order by bytes, as ZREVRANGE), same replies and rules as
  * `RedisLeaderboardStore` and its scripts: a write range-checks first and writes nothing when refused (the refusal
  * carries the would-be score printed as `%.17g`), renews the TTL and keeps the best `maxSize` members; the weekly
- * union replaces its destination and gives it a TTL, or deletes it when empty; a board left empty is deleted.
+ * union is rebuilt only when its freshness marker is gone (a daily write or removal deletes it), replaces its
+ * destination and gives it a TTL, or deletes it when empty; a board left empty is deleted.
  *
  * What differs from Redis: boards live in this process only (another application instance, or another
  * `RedisPatternsModule` in the same process, sees none of them); "today" is this process's clock
@@ -29,6 +30,7 @@ export class MemoryLeaderboardStore implements LeaderboardStore {
     ttlMs: number,
     maxSize: number,
     member: string,
+    weekMark?: string,
   ): Promise<LeaderboardWriteReply> {
     const board = this.board(key) ?? new Map<string, number>();
     const current = board.get(member);
@@ -39,6 +41,7 @@ export class MemoryLeaderboardStore implements LeaderboardStore {
     this.keyspace.set(key, board, ttlMs);
     // One write adds at most one member: dropping the lowest until the cap holds is ZREMRANGEBYRANK 0 −maxSize−1.
     while (maxSize > 0 && board.size > maxSize) board.delete(lowest(board));
+    if (weekMark !== undefined) this.keyspace.delete(weekMark);
     return { score: String(score) };
   }
 
@@ -72,17 +75,20 @@ export class MemoryLeaderboardStore implements LeaderboardStore {
     return this.board(key)?.size ?? 0;
   }
 
-  async remove(key: string, members: readonly string[]): Promise<number> {
+  async remove(key: string, members: readonly string[], weekMark?: string): Promise<number> {
     const board = this.board(key);
     if (!board) return 0;
     let removed = 0;
     for (const member of new Set(members)) if (board.delete(member)) removed++;
     // Redis deletes a sorted set with its last member.
     if (board.size === 0) this.keyspace.delete(key);
+    if (removed > 0 && weekMark !== undefined) this.keyspace.delete(weekMark);
     return removed;
   }
 
-  async union(dest: string, sources: readonly string[], ttlMs: number): Promise<number> {
+  async week(dest: string, mark: string, sources: readonly string[], ttlMs: number): Promise<boolean> {
+    const size = this.keyspace.get<string>(mark);
+    if (size !== undefined && (size === '0' || this.board(dest) !== undefined)) return false;
     const sum: Board = new Map();
     for (const source of sources) {
       for (const [member, score] of this.board(source) ?? []) sum.set(member, (sum.get(member) ?? 0) + score);
@@ -90,7 +96,8 @@ export class MemoryLeaderboardStore implements LeaderboardStore {
     // ZUNIONSTORE replaces the destination, and deletes it when the union is empty.
     if (sum.size > 0) this.keyspace.set(dest, sum, ttlMs);
     else this.keyspace.delete(dest);
-    return sum.size;
+    this.keyspace.set(mark, String(sum.size), ttlMs);
+    return true;
   }
 
   async serverTimeMs(): Promise<number> {

@@ -3,9 +3,11 @@ import { defineScript } from '../../core/scripts/redis-script';
 /**
  * Increments (ZINCRBY, never read-modify-write) or sets a member's score, range-checked first, then renews the
  * board's TTL and trims it to its best `maxSize` members — one atomic step. A write that would leave the exact
- * integer range of a double (|score| > 2^53 - 1) is refused and writes nothing.
+ * integer range of a double (|score| > 2^53 - 1) is refused and writes nothing. On a daily board, the write also
+ * deletes the freshness marker of its week's union (see leaderboard-week.script.ts), so the next weekly read rebuilds it.
  *
  * KEYS[1]  the board (sorted set)
+ * KEYS[2]  (LEADERBOARD_DAY_WRITE only) the freshness marker of the week's union
  * ARGV[1]  'incr' or 'set'
  * ARGV[2]  the increment or the score
  * ARGV[3]  TTL in ms
@@ -13,10 +15,7 @@ import { defineScript } from '../../core/scripts/redis-script';
  * ARGV[5]  the member
  * Returns  the new score as a string, or the error `SCORE_RANGE <would-be score>`.
  */
-export const LEADERBOARD_WRITE = defineScript<string>(
-  'leaderboard_write',
-  1,
-  `
+const WRITE_LUA = `
 local limit = 9007199254740991
 local value = tonumber(ARGV[2])
 local score = value
@@ -36,6 +35,12 @@ end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 local maxSize = tonumber(ARGV[4])
 if maxSize > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -maxSize - 1) end
+if KEYS[2] then redis.call('DEL', KEYS[2]) end
 return reply
-`,
-);
+`;
+
+/** A write to an all-time board. */
+export const LEADERBOARD_WRITE = defineScript<string>('leaderboard_write', 1, WRITE_LUA);
+
+/** A write to a daily board, which marks its week's union stale. */
+export const LEADERBOARD_DAY_WRITE = defineScript<string>('leaderboard_day_write', 2, WRITE_LUA);
