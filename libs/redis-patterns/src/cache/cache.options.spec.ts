@@ -10,6 +10,8 @@ describe('cache options', () => {
     expect(settings.jitter).toBe(0.1);
     expect(settings.maxValueBytes).toBe(512 * 1024);
     expect([...settings.httpMethods]).toEqual(['GET']);
+    expect(settings.statusHeader).toBe(true);
+    expect(resolveCacheSettings({ statusHeader: false }).statusHeader).toBe(false);
   });
 
   it.each([
@@ -21,6 +23,7 @@ describe('cache options', () => {
     [{ connection: 'nope' }, 'cache.connection'],
     [{ httpMethods: ['FETCH'] }, 'cache.httpMethods[0]'],
     [{ defaultTTL: 5 }, 'cache.defaultTTL'],
+    [{ statusHeader: 'false' }, 'cache.statusHeader'],
   ])('rejects %j naming %s', (section, option) => {
     try {
       validateCacheOptions(section, 'cache', context);

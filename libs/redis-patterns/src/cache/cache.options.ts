@@ -1,4 +1,5 @@
 import {
+  checkBoolean,
   checkConnectionName,
   checkKnownKeys,
   checkNumber,
@@ -36,6 +37,11 @@ export interface CacheOptions {
   failureLogIntervalMs?: number;
   /** HTTP methods whose responses `@Cacheable` caches on controllers (default `['GET']`). */
   httpMethods?: string[];
+  /**
+   * Whether `@Cacheable` controller responses carry `X-Cache: HIT|MISS|STALE` (default true). The header tells any
+   * client whether someone else fetched the same resource recently; turn it off where that is sensitive.
+   */
+  statusHeader?: boolean;
   /** An in-process L1 in front of Redis, invalidated across instances by Redis (off by default; see NearCacheOptions). */
   nearCache?: NearCacheOptions;
   /**
@@ -64,6 +70,7 @@ export interface CacheSettings {
   readonly breakerCooldownMs: number;
   readonly failureLogIntervalMs: number;
   readonly httpMethods: ReadonlySet<string>;
+  readonly statusHeader: boolean;
   readonly nearCache: NearCacheSettings;
   readonly codec: CacheCodec;
   readonly codecs: readonly CacheCodec[];
@@ -81,6 +88,7 @@ const KNOWN_KEYS = [
   'breakerCooldownMs',
   'failureLogIntervalMs',
   'httpMethods',
+  'statusHeader',
   'nearCache',
   'codec',
   'codecs',
@@ -124,6 +132,7 @@ export function resolveCacheSettings(section: CacheOptions = {}, path = 'cache')
     breakerCooldownMs: num('breakerCooldownMs', 1000, { min: 0, max: 600_000, integer: true, unit: 'ms' }),
     failureLogIntervalMs: num('failureLogIntervalMs', 10_000, { min: 0, integer: true, unit: 'ms' }),
     httpMethods: new Set(methods.map((m) => m.toUpperCase())),
+    statusHeader: checkBoolean(section.statusHeader, `${path}.statusHeader`) ?? true,
     nearCache: resolveNearCacheSettings(section.nearCache, `${path}.nearCache`),
     codec: resolveCodec(section.codec, `${path}.codec`) ?? JSON_CACHE_CODEC,
     codecs: resolveCodecs(section.codecs, `${path}.codecs`),

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { CacheRuntime } from './cache.runtime';
 import type { CacheEngine, Fetched, FoundEntry } from './engine/cache-engine';
-import type { CacheStats } from './engine/cache-health';
+import { type CacheStats, isRefusal } from './engine/cache-health';
 import type { CacheKeys } from './engine/cache-keys';
 import { buildPolicy, checkKey, checkTags, type EntryOptions, type EntryPolicy, type WrapOptions } from './engine/entry-policy';
 import { invalidateTags } from './engine/tag-invalidation';
@@ -22,7 +22,10 @@ const MAX_REMEMBERED_KEYS = 10_000;
  * Every write carries a TTL (`cache.defaultTtl` or the call's `ttl`, in seconds, shortened by jitter), values are
  * JSON with typed Dates, BigInts, Buffers, Maps and Sets, and a hit costs one GET. The cache fails open: when Redis
  * is slow or down, reads are misses and writes are skipped within the command timeout, logged (rate-limited) and
- * counted in {@link CacheService.stats}; nothing reaches the caller because of the cache.
+ * counted in {@link CacheService.stats}; nothing reaches the caller because of the cache. A command Redis refuses for
+ * a configuration reason (`RedisRefusedError`: an ACL without a permission, a disabled command) is not an outage:
+ * reads and `wrap` still serve from the source but log it at error level and count it in `stats().refusals`, and
+ * explicit writes (`set`, `setMany`, `del`, `invalidateTags`) reject with it.
  *
  * @example
  * const user = await cache.wrap(`user:${id}`, () => users.find(id), { ttl: 300, tags: [`user:${id}`] });
@@ -113,7 +116,8 @@ export class CacheService {
    * Stores a value with a TTL (seconds; default `cache.defaultTtl`) and optional tags. Resolves with whether it was
    * written: `false` when Redis is unavailable (fail-open) or a concurrent `invalidateTags` of one of its tags
    * overtook the write. Throws `CacheSerializationError` for values that cannot round-trip, `CacheValueTooLargeError`
-   * above `cache.maxValueBytes`, and `InvalidArgumentError` for a bad key or option; `undefined` is refused.
+   * above `cache.maxValueBytes`, `InvalidArgumentError` for a bad key or option (`undefined` is refused), and
+   * `RedisRefusedError` when Redis refuses the write for a configuration reason.
    */
   async set(key: string, value: unknown, options?: EntryOptions): Promise<boolean> {
     const entry = this.entryKey(key);
@@ -168,7 +172,10 @@ export class CacheService {
     return deleted;
   }
 
-  /** Deletes keys (one DEL per key, so keys in any slot are fine); resolves with how many existed. */
+  /**
+   * Deletes keys (one DEL per key, so keys in any slot are fine); resolves with how many existed (0 when Redis is
+   * unavailable). Rejects with `RedisRefusedError` when Redis refuses the delete for a configuration reason.
+   */
   async del(...keys: string[]): Promise<number> {
     const entries = keys.map((key, i) => this.keys.entry(checkKey(key, `keys[${i}]`)));
     const health = this.engine.health;
@@ -179,6 +186,7 @@ export class CacheService {
       return results.filter(Boolean).length;
     } catch (error) {
       health.failed('delete', error);
+      if (isRefusal(error)) throw error;
       return 0;
     }
   }
@@ -213,14 +221,18 @@ export class CacheService {
   /**
    * Deletes every entry carrying any of the tags; resolves with the number deleted. After it resolves, no read
    * returns a value written before it began, including values whose write raced it. Cluster-safe: no command
-   * touches two slots.
+   * touches two slots. Fails open on an outage (resolves with what was deleted); rejects with `RedisRefusedError`
+   * when Redis refuses it for a configuration reason.
    */
   async invalidateTags(...tags: string[]): Promise<number> {
     const checked = checkTags(tags, 'tags');
-    return invalidateTags(this.engine.store, this.engine.health, checked, this.runtime.tagEpochTtlMs);
+    return invalidateTags(this.engine.store, this.engine.health, checked, this.runtime.tagEpochTtlMs, true);
   }
 
-  /** Counters since startup: hits, misses, stale hits, loads, refreshes, Redis errors, bypassed calls, skipped writes. */
+  /**
+   * Counters since startup: hits, misses, stale hits, loads, refreshes, Redis errors, bypassed calls, skipped writes,
+   * refused commands.
+   */
   stats(): CacheStats {
     return { ...this.engine.health.stats };
   }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../../core/advice/method-advice.interface';
 import { CacheRuntime } from '../cache.runtime';
 import type { CachePutOptions } from '../decorators/cache-put.decorator';
-import { checkDecoratorKeys, compileKey, compileTags, compileTtl, decoratorPolicy, optionPath } from './compile-sources';
+import { checkDecoratorKeys, compileKey, compileTags, compileTtl, decoratorPolicy, optionPath, reportUncached } from './compile-sources';
 
 const KNOWN = ['key', 'ttl', 'tags', 'staleTtl', 'codec'] as const;
 
@@ -36,7 +36,7 @@ export class CachePutAdvisor implements MethodAdvisor<CachePutOptions> {
         if (withTtl) callPolicy = withTtl(callPolicy, invocation.args);
         await engine.write(entry, result, callPolicy, { strict: false });
       } catch (error) {
-        engine.health.warn(`@CachePut on ${method.className}.${method.methodName} did not store this result: ${(error as Error).message}`);
+        reportUncached('CachePut', method, engine.health, error, 'did not store this result');
       }
       return result;
     };

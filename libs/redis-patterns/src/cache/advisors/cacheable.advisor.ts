@@ -3,7 +3,16 @@ import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../../core/advi
 import { CacheRuntime } from '../cache.runtime';
 import type { CacheableOptions } from '../decorators/cacheable.decorator';
 import type { StorePredicate } from '../engine/cache-engine';
-import { checkDecoratorKeys, checkFunction, compileKey, compileTags, compileTtl, decoratorPolicy, optionPath } from './compile-sources';
+import {
+  checkDecoratorKeys,
+  checkFunction,
+  compileKey,
+  compileTags,
+  compileTtl,
+  decoratorPolicy,
+  optionPath,
+  reportUncached,
+} from './compile-sources';
 
 const KNOWN = ['key', 'ttl', 'tags', 'condition', 'unless', 'staleTtl', 'earlyRefresh', 'nearCache', 'codec'] as const;
 
@@ -35,6 +44,7 @@ export class CacheableAdvisor implements MethodAdvisor<CacheableOptions> {
     const condition = options.condition as ((...args: unknown[]) => boolean) | undefined;
     const unless = options.unless as ((result: unknown, ...args: unknown[]) => boolean) | undefined;
     const httpMethods = this.cache.settings.httpMethods;
+    const statusHeader = this.cache.settings.statusHeader;
 
     return (invocation, proceed) => {
       const http = invocation.http;
@@ -48,7 +58,7 @@ export class CacheableAdvisor implements MethodAdvisor<CacheableOptions> {
         if (tagsOf) callPolicy = { ...policy, tags: tagsOf(args) };
         if (withTtl) callPolicy = withTtl(callPolicy, args);
       } catch (error) {
-        engine.health.warn(`@Cacheable on ${method.className}.${method.methodName} did not cache this call: ${(error as Error).message}`);
+        reportUncached('Cacheable', method, engine.health, error, 'did not cache this call');
         return proceed();
       }
       let keep: StorePredicate | undefined;
@@ -56,7 +66,7 @@ export class CacheableAdvisor implements MethodAdvisor<CacheableOptions> {
         keep = (result) => !(unless && unless(result, ...args)) && !(http && setsCookie(http.response));
       }
       const fetched = engine.fetch(entry, proceed, callPolicy, keep);
-      if (!http) return fetched.then(valueOf);
+      if (!http || !statusHeader) return fetched.then(valueOf);
       return fetched.then((result) => {
         http.setHeader('X-Cache', result.status);
         return result.value;

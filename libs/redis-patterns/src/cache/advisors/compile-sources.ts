@@ -6,7 +6,9 @@ import { InvalidArgumentError } from '../../errors/invalid-argument.error';
 import { InvalidOptionsError } from '../../errors/invalid-options.error';
 import type { CacheKeys } from '../engine/cache-keys';
 import { buildPolicy, checkKey, checkTags, type EntryPolicy, type WrapOptions } from '../engine/entry-policy';
+import type { CacheHealth } from '../engine/cache-health';
 import { encodeArguments } from './encode-arguments';
+import { UncacheableArgumentError } from './uncacheable-argument.error';
 
 /** A key given to a cache decorator: a constant, or a function of the decorated method's arguments. */
 export type KeySource<A extends unknown[]> = string | ((...args: A) => string | number);
@@ -47,6 +49,23 @@ export function compileKey(
     return (args) => keys.entry(checkKey(fn(...args), 'key(...args)'));
   }
   throw new InvalidOptionsError(path, 'a non-empty string or a function of the method arguments returning one', describeValue(source));
+}
+
+/**
+ * Logs why a decorated call went without the cache. An argument the default key cannot encode is a property of the
+ * method's signature, not of one call: it is reported once per method and argument (unthrottled, so it is never lost
+ * behind an outage's lines); anything else (a key function that threw) goes through the rate-limited log.
+ */
+export function reportUncached(decorator: string, method: AdvisedMethod, health: CacheHealth, error: unknown, outcome: string): void {
+  const where = `@${decorator} on ${method.className}.${method.methodName}`;
+  if (error instanceof UncacheableArgumentError) {
+    health.warnOnce(
+      `${where}|${error.position}|${error.type}`,
+      `${where} runs without the cache: ${error.message} (give the decorator a key, or the argument's class a toJSON())`,
+    );
+    return;
+  }
+  health.warn(`${where} ${outcome}: ${(error as Error).message}`);
 }
 
 /** Several keys (for @CacheEvict): a key, a list of keys, or a function returning either. */

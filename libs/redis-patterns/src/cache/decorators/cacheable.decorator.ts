@@ -7,8 +7,10 @@ import type { KeySource, TagsSource } from '../advisors/compile-sources';
 export interface CacheableOptions<A extends unknown[] = any[], R = any> {
   /**
    * The cache key: a string, or a function of the method's arguments. Default: `<Class>.<method>` plus a stable
-   * encoding of the arguments (give an explicit key when an argument is a request object or not serializable,
-   * and include the user or tenant on per-user routes).
+   * encoding of the arguments: primitives, plain objects, arrays, Dates, Buffers, typed arrays, Maps, Sets, and
+   * objects with `toJSON()` (such as URL). A call with any other argument (a class instance without `toJSON`, a
+   * RegExp, an Error, a request object…) runs without the cache, with a one-time warning: give an explicit key then,
+   * and include the user or tenant on per-user routes.
    */
   key?: KeySource<A>;
   /**
@@ -47,8 +49,9 @@ export type TypedMethodDecorator<A extends unknown[], R> = <M extends (...args: 
  * Caches the method's result (cache-aside). On a hit the method does not run; on a miss it runs once per key
  * across concurrent callers and app instances (stampede control), and the result is stored unless it is
  * `undefined` or `unless` says so (`0`, `''`, `false` and `null` are cached). Works on provider methods and
- * controller handlers; on HTTP it applies to GET (see `cache.httpMethods`), sets `X-Cache: HIT|MISS|STALE`, and never
- * stores a response that sets a cookie. The decorated method becomes async. Fails open when Redis is unavailable.
+ * controller handlers; on HTTP it applies to GET (see `cache.httpMethods`), sets `X-Cache: HIT|MISS|STALE` (unless
+ * `cache.statusHeader` is false), and never stores a response that sets a cookie. The decorated method becomes async.
+ * Fails open when Redis is unavailable.
  *
  * @example
  * \@Cacheable({ key: (id: string) => `user:${id}`, ttl: 300, tags: (id: string) => [`user:${id}`] })

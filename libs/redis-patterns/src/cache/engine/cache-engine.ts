@@ -8,7 +8,7 @@ import { CacheEntryCodec } from './cache-entry-codec';
 import { type Fetched, type FoundEntry, found, NOTHING, type StorePredicate } from './cache-entry';
 
 export type { CacheStatus, Fetched, FoundEntry, StorePredicate } from './cache-entry';
-import type { CacheHealth } from './cache-health';
+import { type CacheHealth, isRefusal } from './cache-health';
 import type { CacheStore } from '../cache.store';
 import { type EntryPolicy, freshTtlMs, jitteredTtlMs } from './entry-policy';
 import { SingleFlight } from './single-flight';
@@ -173,6 +173,8 @@ export class CacheEngine {
     } catch (error) {
       this.health.failed('write', error);
       if (opts.token) void this.release(entry, opts.token);
+      // An explicit write refused by the server's configuration would never succeed: the caller must hear of it.
+      if (opts.strict && isRefusal(error)) throw error;
       return false;
     }
   }
@@ -285,7 +287,11 @@ export class CacheEngine {
         this.health.stats.refreshes++;
         await this.load(entry, loader, policy, keep, epochs, token, true);
       })
-      .catch((error: unknown) => this.health.warn(`Cache background refresh failed: ${(error as Error)?.message ?? String(error)}`));
+      .catch((error: unknown) =>
+        isRefusal(error)
+          ? this.health.failed('background refresh', error)
+          : this.health.warn(`Cache background refresh failed: ${(error as Error)?.message ?? String(error)}`),
+      );
   }
 
   private async release(entry: string, token: string): Promise<void> {

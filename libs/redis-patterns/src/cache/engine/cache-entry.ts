@@ -16,6 +16,8 @@ export interface FoundEntry {
   readonly pttl?: number;
   readonly staleMs: number;
   readonly deltaMs: number;
+  /** Estimated heap of the decoded value (see DecodedEntry.decodedBytes). */
+  readonly decodedBytes: number;
 }
 
 /** Decides, per call, whether a loaded result is stored (`unless` of @Cacheable). */
@@ -26,5 +28,5 @@ export const NOTHING: Promise<undefined> = Promise.resolve(undefined);
 /** A decoded entry with its freshness: stale when its PTTL is inside the stale window (or it just expired). */
 export function found(decoded: DecodedEntry, pttl: number | undefined): FoundEntry {
   const stale = decoded.staleMs > 0 && pttl !== undefined && (pttl === -2 || (pttl >= 0 && pttl <= decoded.staleMs));
-  return { value: decoded.value, stale, pttl, staleMs: decoded.staleMs, deltaMs: decoded.deltaMs };
+  return { value: decoded.value, stale, pttl, staleMs: decoded.staleMs, deltaMs: decoded.deltaMs, decodedBytes: decoded.decodedBytes };
 }

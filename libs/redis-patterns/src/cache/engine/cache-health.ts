@@ -3,7 +3,11 @@ import type { LoggerService } from '@nestjs/common';
 import { redactSecrets } from '../../core/connections/redact';
 import { ThrottledLog } from '../../core/logging/throttled-log';
 import { CircuitBreaker } from '../../core/resilience/circuit-breaker';
+import { RedisRefusedError } from '../../errors/redis-refused.error';
 import type { CacheSettings } from '../cache.options';
+
+/** How many distinct one-time warnings are remembered; past it they go through the rate-limited log. */
+const MAX_ONCE_WARNINGS = 1000;
 
 /** Counters of the cache's outcomes since startup, as returned by `CacheService.stats()`. */
 export interface CacheStats {
@@ -23,6 +27,12 @@ export interface CacheStats {
   bypassed: number;
   /** Results not stored: too large, not serializable, or overtaken by an invalidation. */
   skippedWrites: number;
+  /**
+   * Commands Redis refused for a configuration reason (`RedisRefusedError`: an ACL without a permission, a disabled
+   * command, a key of another type). Not outages: they neither open the breaker nor count in `errors`, and are logged
+   * at error level.
+   */
+  refusals: number;
 }
 
 /**
@@ -30,19 +40,35 @@ export interface CacheStats {
  * per `failureLogIntervalMs` (with the number of failures it stands for), not one per request. After
  * `breakerThreshold` consecutive failures the cache stops calling Redis for `breakerCooldownMs`, so callers stop
  * paying the command timeout; after the cooldown calls go through again, and the first success closes the breaker.
+ * A refusal (`RedisRefusedError`) is no outage: it is counted in `refusals` and logged at error level, and leaves the
+ * breaker alone, as the server is up and answers the commands this connection may run.
  */
 export class CacheHealth {
-  readonly stats: CacheStats = { hits: 0, misses: 0, staleHits: 0, loads: 0, refreshes: 0, errors: 0, bypassed: 0, skippedWrites: 0 };
+  readonly stats: CacheStats = {
+    hits: 0,
+    misses: 0,
+    staleHits: 0,
+    loads: 0,
+    refreshes: 0,
+    errors: 0,
+    bypassed: 0,
+    skippedWrites: 0,
+    refusals: 0,
+  };
   private readonly metrics = new CacheMetrics();
   private lastFailureAt = 0;
   private readonly log: ThrottledLog;
+  /** Refusals at error level, under their own rate limit: a stream of outage warnings must not hide them. */
+  private readonly refusalLog: ThrottledLog;
+  private readonly warnedOnce = new Set<string>();
   private readonly breaker: CircuitBreaker;
 
   constructor(
     private readonly settings: CacheSettings,
-    logger: LoggerService,
+    private readonly logger: LoggerService,
   ) {
     this.log = new ThrottledLog(logger, settings.failureLogIntervalMs);
+    this.refusalLog = new ThrottledLog(atErrorLevel(logger), settings.failureLogIntervalMs);
     this.breaker = new CircuitBreaker({ threshold: settings.breakerThreshold, cooldownMs: settings.breakerCooldownMs });
   }
 
@@ -95,8 +121,18 @@ export class CacheHealth {
     this.metrics.loaded(startedAt);
   }
 
-  /** Records a Redis failure of `operation` (never rethrown: the cache fails open). */
+  /**
+   * Records a Redis failure of `operation`; the caller serves from the source. An outage counts towards the breaker;
+   * a refusal ({@link RedisRefusedError}) is a configuration error: counted apart and logged at error level (callers
+   * of explicit writes rethrow it, see {@link isRefusal}).
+   */
   failed(operation: string, error: unknown): void {
+    if (error instanceof RedisRefusedError) {
+      this.stats.refusals++;
+      this.metrics.request('error');
+      this.refusalLog.warn(`Cache ${operation} refused; serving from the source: ${redactSecrets(error.message)}`);
+      return;
+    }
     this.stats.errors++;
     this.metrics.request('error');
     this.lastFailureAt = Date.now();
@@ -109,6 +145,20 @@ export class CacheHealth {
     this.report(message);
   }
 
+  /**
+   * Logs `message` the first time `key` is seen, unthrottled: a warning about code (a decorated method whose argument
+   * cannot be a key) rather than about Redis, which repeats on every call but says nothing new.
+   */
+  warnOnce(key: string, message: string): void {
+    if (this.warnedOnce.has(key)) return;
+    if (this.warnedOnce.size >= MAX_ONCE_WARNINGS) {
+      this.report(message);
+      return;
+    }
+    this.warnedOnce.add(key);
+    this.logger.warn(message);
+  }
+
   private report(message: string): void {
     this.log.warn(message);
   }
@@ -117,4 +167,18 @@ export class CacheHealth {
 function describe(error: unknown): string {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return redactSecrets(text.length > 200 ? `${text.slice(0, 200)}…` : text);
+}
+
+/** Whether an error is Redis refusing a command for a configuration reason (never failed open by explicit writes). */
+export function isRefusal(error: unknown): error is RedisRefusedError {
+  return error instanceof RedisRefusedError;
+}
+
+/** The logger seen through ThrottledLog's `warn`, writing at error level. */
+function atErrorLevel(logger: LoggerService): LoggerService {
+  return {
+    log: (message: unknown) => logger.log(message),
+    warn: (message: unknown) => logger.error(message),
+    error: (message: unknown) => logger.error(message),
+  };
 }

@@ -1,9 +1,11 @@
 import { escapeKeyPart, MAX_KEY_PART_LENGTH } from '../../core/keys/escape-key-part';
+import type { KeyBuilder } from '../../core/keys/key-builder';
 import { InvalidArgumentError } from '../../errors/invalid-argument.error';
 
-// A long key keeps its first MAX_KEY_PART_LENGTH - 24 escaped characters verbatim: a namespace must fit in them.
-const MAX_ESCAPED_NAMESPACE = MAX_KEY_PART_LENGTH - 30;
-import type { KeyBuilder } from '../../core/keys/key-builder';
+// A shortened key part keeps the first MAX_KEY_PART_LENGTH - 24 characters of its escaped form (24: the `%~` mark
+// and a 22-character digest), less up to 2 when the cut falls inside a `%XX` escape: a namespace must fit in what is
+// always kept, or a long key under it would not start with it.
+const MAX_ESCAPED_NAMESPACE = MAX_KEY_PART_LENGTH - 24 - 2;
 
 /**
  * Key layout of the cache (every part escaped by the KeyBuilder, invariant 8):
@@ -32,8 +34,9 @@ export class CacheKeys {
 
   /**
    * What the entry keys of every user key starting with `namespace` start with: escaping works character by
-   * character, so an escaped prefix is a prefix of the escaped key (keys past 176 escaped characters keep a readable
-   * head, see escapeKeyPart: a namespace is at most 100 characters).
+   * character (each escape a whole `%XX` run), so an escaped prefix is a prefix of the escaped key; a key shortened
+   * past MAX_KEY_PART_LENGTH escaped characters keeps at least its first 174 verbatim before `%~<digest>` (see
+   * escapeKeyPart), and a namespace must fit in them once escaped.
    */
   entriesStartingWith(namespace: string): string {
     const escaped = escapeKeyPart(namespace, Number.MAX_SAFE_INTEGER);

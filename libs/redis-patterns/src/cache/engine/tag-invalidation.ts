@@ -1,4 +1,4 @@
-import type { CacheHealth } from './cache-health';
+import { type CacheHealth, isRefusal } from './cache-health';
 import type { CacheStore } from '../cache.store';
 
 // How many member deletions are in flight at once: auto-pipelining sends each batch in a few writes per node.
@@ -9,13 +9,15 @@ const BATCH = 500;
  * takes its member set; then each member is deleted on its own slot by a script that also leaves a tombstone, so
  * a write racing the invalidation cannot land afterwards (see the write script). Resolves with the number of
  * entries deleted (an entry carrying several of the tags counts once). Fails open: a Redis failure is logged and
- * counted, and what was deleted so far is reported.
+ * counted, and what was deleted so far is reported; with `strict` (an explicit call), a refusal of the server's
+ * configuration (`RedisRefusedError`) is thrown instead, as no retry would ever invalidate the tags.
  */
 export async function invalidateTags(
   store: CacheStore,
   health: CacheHealth,
   tags: readonly string[],
   minEpochTtlMs: number,
+  strict = false,
 ): Promise<number> {
   if (tags.length === 0 || !health.available()) return 0;
   let removed = 0;
@@ -32,6 +34,7 @@ export async function invalidateTags(
     health.succeeded();
   } catch (error) {
     health.failed('tag invalidation', error);
+    if (strict && isRefusal(error)) throw error;
   }
   return removed;
 }

@@ -4,7 +4,7 @@ import { resolveNearCacheSettings } from './near-cache.options';
 const settings = (overrides: Record<string, unknown> = {}) => resolveNearCacheSettings({ enabled: true, ...overrides }, 'cache.nearCache');
 
 function fill(store: L1Store, key: string, raw: string, expiresAt = Number.POSITIVE_INFINITY): void {
-  store.commit(key, store.begin(key), raw, raw, expiresAt, expiresAt);
+  store.commit(key, store.begin(key), raw.length * 2, raw, expiresAt, expiresAt);
 }
 
 describe('L1Store', () => {
@@ -57,8 +57,8 @@ describe('L1Store', () => {
 
   it('drops an entry when either clock reaches its deadline (a step of the wall clock that Redis expires by)', () => {
     const store = new L1Store(settings());
-    store.commit('wall', store.begin('wall'), '1', '1', 1000, 5000);
-    store.commit('mono', store.begin('mono'), '2', '2', 5000, 1000);
+    store.commit('wall', store.begin('wall'), 2, '1', 1000, 5000);
+    store.commit('mono', store.begin('mono'), 2, '2', 5000, 1000);
     expect(store.get('wall', 10, 10)?.value).toBe('1');
     expect(store.get('wall', 10, 5000)).toBeUndefined(); // monotonic time barely moved; the wall clock jumped
     expect(store.get('mono', 10, 10)?.value).toBe('2');
@@ -71,10 +71,10 @@ describe('L1Store', () => {
     const early = store.begin('k');
     store.invalidate('k');
     const late = store.begin('k');
-    store.commit('k', early, 'old', 'old', Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
+    store.commit('k', early, 6, 'old', Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
     expect(store.get('k', 0, 0)).toBeUndefined();
     expect(store.stats.discardedFills).toBe(1);
-    store.commit('k', late, 'new', 'new', Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
+    store.commit('k', late, 6, 'new', Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
     expect(store.get('k', 0, 0)?.value).toBe('new');
   });
 
@@ -82,7 +82,7 @@ describe('L1Store', () => {
     const store = new L1Store(settings());
     const ticket = store.begin('k');
     store.invalidate('other');
-    store.commit('k', ticket, 'v', 'v', Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
+    store.commit('k', ticket, 2, 'v', Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
     expect(store.get('k', 0, 0)?.value).toBe('v');
   });
 
@@ -91,7 +91,7 @@ describe('L1Store', () => {
     fill(store, 'a', '1');
     const ticket = store.begin('b');
     store.clear();
-    store.commit('b', ticket, '2', '2', Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
+    store.commit('b', ticket, 2, '2', Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
     expect(store.size).toBe(0);
     expect(store.byteSize).toBe(0);
     expect(store.stats.clears).toBe(1);

@@ -6,7 +6,10 @@ export interface NearCacheStats {
   live: boolean;
   /** Entries held now. */
   entries: number;
-  /** Estimated bytes held now (UTF-16 size of keys and stored JSON, plus a fixed overhead per entry). */
+  /**
+   * Estimated bytes of heap held now: per entry, the UTF-16 size of its key and of its value's decoded text (after
+   * decompression: what the held value was parsed from), plus a fixed overhead.
+   */
   bytes: number;
   /** Reads answered from L1 without Redis. */
   hits: number;
@@ -45,7 +48,8 @@ const ENTRY_OVERHEAD_BYTES = 96;
 
 /**
  * The in-process store behind the near cache: decoded values (deep-frozen by the caller, shared by every hit),
- * bounded by entries and bytes — counted from the raw entry's size — with least-recently-used eviction approximated
+ * bounded by entries and bytes — counted from the decoded value's size, never the stored (possibly compressed) one,
+ * which can be a small fraction of the heap the value takes — with least-recently-used eviction approximated
  * by CLOCK (second chance): a hit only sets the slot's `used` bit; eviction walks the Map from its oldest insertion,
  * moves a used slot to the end with its bit cleared, and drops the first unused one. Moving the entry on every hit
  * (delete + set) was a fifth of the CPU of an L1 hit.
@@ -107,14 +111,17 @@ export class L1Store {
     return this.seq++;
   }
 
-  /** Stores what the read found, unless the key was invalidated (or L1 cleared) since {@link L1Store.begin}. */
-  commit(key: string, ticket: number, raw: string, value: unknown, expiresAt: number, wallExpiresAt: number): void {
+  /**
+   * Stores what the read found, unless the key was invalidated (or L1 cleared) since {@link L1Store.begin}.
+   * `valueBytes` is the estimated heap of the decoded value (see DecodedEntry.decodedBytes).
+   */
+  commit(key: string, ticket: number, valueBytes: number, value: unknown, expiresAt: number, wallExpiresAt: number): void {
     const flight = this.finish(key);
     if (this.clearedAt > ticket || (flight !== undefined && flight.touchedAt > ticket)) {
       this.stats.discardedFills++;
       return;
     }
-    const bytes = (key.length + raw.length) * 2 + ENTRY_OVERHEAD_BYTES;
+    const bytes = key.length * 2 + valueBytes + ENTRY_OVERHEAD_BYTES;
     if (bytes > this.settings.maxBytes) return;
     const previous = this.slots.get(key);
     if (previous) this.remove(key, previous);

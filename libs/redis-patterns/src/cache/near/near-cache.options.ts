@@ -10,7 +10,10 @@ export interface NearCacheOptions {
   enabled?: boolean;
   /** Most entries held; the least recently used goes first (default 10000). */
   maxEntries?: number;
-  /** Most memory held, in bytes, estimated as UTF-16 size of key + stored JSON + overhead (default 67108864 = 64 MB). */
+  /**
+   * Most memory held, in bytes (default 67108864 = 64 MB), estimated per entry as the UTF-16 size of its key and of its
+   * decoded value's text (decompressed: compression saves Redis memory, not this process's), plus an overhead.
+   */
   maxBytes?: number;
   /** Longest an entry stays in L1, in ms (default: none beyond the entry's remaining Redis TTL, which always caps it). */
   ttlMs?: number;

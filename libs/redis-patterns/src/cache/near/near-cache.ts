@@ -86,7 +86,7 @@ export class NearCache implements InvalidationSink {
         if (raw !== null && freshMs > 0) {
           const lifeMs = this.settings.ttlMs > 0 ? Math.min(freshMs, this.settings.ttlMs) : freshMs;
           // The caller that filled L1 gets the same frozen value as later hits, so behaviour does not depend on timing.
-          this.store.commit(entry, ticket, raw, deepFreeze(found!.value), sentAt + lifeMs, sentAtWall + lifeMs);
+          this.store.commit(entry, ticket, found!.decodedBytes, deepFreeze(found!.value), sentAt + lifeMs, sentAtWall + lifeMs);
         } else {
           this.store.abandon(entry);
         }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { brotliCompressSync } from 'node:zlib';
 import { type CacheCodec, CodecRegistry, JSON_CACHE_CODEC } from './cache-codec';
 import { decodeEntry, encodeEntry } from './entry-envelope';
+import { encodeValue } from './value-codec';
 
 // A binary codec (what an adapter such as msgpackr returns: bytes) and a text one, for the envelope only.
 const bytesCodec: CacheCodec = {
@@ -24,7 +25,7 @@ describe('cache entry envelope', () => {
   it('keeps the built-in codec below the threshold in layout 1, synchronously', () => {
     const raw = encodeEntry({ a: 1 }, 0, 0, { codec: JSON_CACHE_CODEC, compression: brotli });
     expect(raw).toBe('1::0:0:{"a":1}');
-    expect(decodeEntry(raw as string, reader)).toEqual({ value: { a: 1 }, staleMs: 0, deltaMs: 0 });
+    expect(decodeEntry(raw as string, reader)).toEqual({ value: { a: 1 }, staleMs: 0, deltaMs: 0, decodedBytes: 14 });
   });
 
   it.each([brotli, gzip])('compresses at the threshold with $algorithm, and reads it back (typed values kept)', async (compression) => {
@@ -32,7 +33,8 @@ describe('cache entry envelope', () => {
     expect(raw.startsWith(`2:tb${compression.algorithm === 'brotli' ? 'z' : 'g'}:500:7:json:`)).toBe(true);
     expect(raw.length).toBeLessThan(JSON.stringify(big).length / 3);
     const decoded = await decodeEntry(raw, reader);
-    expect(decoded).toEqual({ value: big, staleMs: 500, deltaMs: 7 });
+    // Its size is what it decompressed to (UTF-16), not what is stored.
+    expect(decoded).toEqual({ value: big, staleMs: 500, deltaMs: 7, decodedBytes: encodeValue(big).json.length * 2 });
     expect((decoded!.value as typeof big).rows[3].at).toBeInstanceOf(Date);
   });
 
@@ -47,10 +49,10 @@ describe('cache entry envelope', () => {
     const small = { a: 1 };
     const asBytes = encodeEntry(small, 0, 0, { codec: bytesCodec }) as string;
     expect(asBytes).toBe(`2:b:0:0:test-bytes:${Buffer.from('{"a":1}').toString('base64')}`);
-    expect(decodeEntry(asBytes, reader)).toEqual({ value: small, staleMs: 0, deltaMs: 0 });
+    expect(decodeEntry(asBytes, reader)).toEqual({ value: small, staleMs: 0, deltaMs: 0, decodedBytes: 7 });
     const asText = encodeEntry(small, 0, 0, { codec: textCodec }) as string;
     expect(asText).toBe('2::0:0:test-text:T{"a":1}');
-    expect(decodeEntry(asText, reader)).toEqual({ value: small, staleMs: 0, deltaMs: 0 });
+    expect(decodeEntry(asText, reader)).toEqual({ value: small, staleMs: 0, deltaMs: 0, decodedBytes: 16 });
     const plain = JSON.parse(JSON.stringify(big)) as unknown;
     for (const codec of [bytesCodec, textCodec]) {
       const raw = await encodeEntry(plain, 0, 0, { codec, compression: brotli });

@@ -21,6 +21,11 @@ export interface DecodedEntry {
   readonly value: unknown;
   readonly staleMs: number;
   readonly deltaMs: number;
+  /**
+   * An estimate of the heap the decoded value takes: the UTF-16 size of the text it was parsed from, or the byte
+   * length of a binary codec's input, after decompression (a compressed entry's stored size says nothing of it).
+   */
+  readonly decodedBytes: number;
 }
 
 /** How an entry is written: its codec and the cache's compression (undefined: off). */
@@ -94,7 +99,7 @@ export function decodeEntry(raw: string, reader: EntryReader): DecodedEntry | un
   if (layout === 49) {
     const typed = a > 2 && raw.charCodeAt(2) === 116; /* 't' */
     try {
-      return { value: decodeValue(raw.slice(c + 1), typed), staleMs, deltaMs };
+      return { value: decodeValue(raw.slice(c + 1), typed), staleMs, deltaMs, decodedBytes: (raw.length - c - 1) * 2 };
     } catch {
       return undefined;
     }
@@ -111,7 +116,7 @@ export function decodeEntry(raw: string, reader: EntryReader): DecodedEntry | un
         codec === JSON_CACHE_CODEC
           ? decodeValue(typeof data === 'string' ? data : data.toString('utf8'), flags.includes('t'))
           : codec.decode(data);
-      return { value, staleMs, deltaMs };
+      return { value, staleMs, deltaMs, decodedBytes: typeof data === 'string' ? data.length * 2 : data.length };
     } catch {
       return undefined;
     }

@@ -70,7 +70,7 @@ describe('cache value codec', () => {
   });
 
   it('keeps the stale window and loader duration in the header', () => {
-    expect(decode(encode({ a: 1 }, 1500, 42))).toEqual({ value: { a: 1 }, staleMs: 1500, deltaMs: 42 });
+    expect(decode(encode({ a: 1 }, 1500, 42))).toEqual({ value: { a: 1 }, staleMs: 1500, deltaMs: 42, decodedBytes: 14 });
   });
 });
 
