@@ -329,10 +329,13 @@ describe('Redis refusing the limiter (configuration errors) fails closed, whatev
     logger = new RecordingLogger(),
     connection = refusedUrl,
   ) => {
+    // The module's startup check refuses a user without scripting: it loses scripting once the app runs.
+    await admin.call('ACL', 'SETUSER', user, '+@scripting');
     const app = await startApp(
       { connection, keyPrefix: uniquePrefix('rlrefused'), logger, rateLimit },
       { controllers: [RefusedController], http: true },
     );
+    await admin.call('ACL', 'SETUSER', user, '-@scripting');
     apps.push(app);
     return app;
   };

@@ -12,8 +12,15 @@ export interface ConnectionHealth {
   memoryRatio?: number | null;
   /** Per master, on a cluster. */
   nodes?: Array<NodeProbe & { endpoint: string }>;
-  /** Why the connection is down (secret-free). */
+  /** Why the connection is down (secret-free): an outage, or a refusal of a command the patterns need. */
   error?: string;
+  /** What could not be measured on an up connection, e.g. INFO not permitted to the connection's ACL user. */
+  note?: string;
+}
+
+/** The health of one connection without details (`details: false`): its status only. */
+export interface ConnectionStatus {
+  status: 'up' | 'down';
 }
 
 /**
@@ -21,6 +28,12 @@ export interface ConnectionHealth {
  * returned from a terminus health check as is.
  */
 export type RedisHealthResult = Record<string, { status: 'up' | 'down'; connections: Record<string, ConnectionHealth> }>;
+
+/**
+ * The result of a check with `details: false`, in the same terminus shape: the overall status and each connection's
+ * status, nothing else (no endpoint, role, memory or error text), for a health endpoint the public can reach.
+ */
+export type RedisHealthSummary = Record<string, { status: 'up' | 'down'; connections: Record<string, ConnectionStatus> }>;
 
 /** Options of {@link RedisPatternsHealthIndicator.check}. */
 export interface RedisHealthCheckOptions {
@@ -30,19 +43,30 @@ export interface RedisHealthCheckOptions {
   timeoutMs?: number;
   /** Report a connection `down` when used memory exceeds this fraction of maxmemory (default: never). */
   maxMemoryRatio?: number;
+  /**
+   * `false`: return statuses only (see {@link RedisHealthSummary}), for a public health endpoint; the full result
+   * names endpoints, roles, memory and why a connection is down. Default true.
+   */
+  details?: boolean;
 }
 
-/** What one Redis node reports about itself. */
+/**
+ * What one Redis node reports about itself. Role and memory come from INFO: when the connection's ACL user may not
+ * run INFO, `role` is `unknown`, the memory fields are absent and `note` says why.
+ */
 export interface NodeProbe {
   /** Round trip of a PING, in ms. */
   latencyMs: number;
-  /** `master` or `slave` (replica), from INFO replication. */
+  /** `master` or `slave` (replica), from INFO replication; `unknown` without INFO. */
   role: string;
-  /** `used_memory` in bytes. */
-  usedMemory: number;
-  /** `maxmemory` in bytes; 0 means no cap. */
-  maxmemory: number;
-  /** used / maxmemory, or `null` when there is no cap. */
+  /** `used_memory` in bytes (absent without INFO). */
+  usedMemory?: number;
+  /** `maxmemory` in bytes; 0 means no cap (absent without INFO). */
+  maxmemory?: number;
+  /** used / maxmemory, or `null` when there is no cap or no INFO. */
   memoryRatio: number | null;
-  maxmemoryPolicy: string;
+  /** `maxmemory-policy` (absent without INFO). */
+  maxmemoryPolicy?: string;
+  /** What could not be measured, e.g. INFO not permitted. */
+  note?: string;
 }

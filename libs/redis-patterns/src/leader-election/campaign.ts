@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { LoggerService } from '@nestjs/common';
 import type { ThrottledLog } from '../core/logging/throttled-log';
 import { AutoExtender } from '../lock/auto-extender';
+import { refusalIn } from '../lock/refusal-in';
 import { Lock, type LockContext } from '../lock/lock';
 import type { LockKeys } from '../lock/lock-keys';
 import type { LockStore } from '../lock/lock.store';
@@ -24,6 +25,8 @@ export interface CampaignContext {
   readonly logger: LoggerService;
   /** Where "Redis could not be reached" goes: once, then at most every 10 s. */
   readonly outage: ThrottledLog;
+  /** Where "Redis refused the command" (a configuration error) goes, at error level: once, then at most every 10 s. */
+  readonly refusal: ThrottledLog;
   changed(change: LeadershipChange): void;
 }
 
@@ -106,6 +109,13 @@ export class Campaign {
       result = await this.context.store.attempt(this.keys, token, leaseMs);
     } catch (error) {
       // Fail closed: no answer means follower. The store cleans up a lease the timed-out request may still take.
+      const refused = refusalIn(error);
+      if (refused) {
+        this.context.refusal.warn(
+          `Leader election for "${this.role}": ${refused.message}; this instance stays a follower and retries every ${renewEveryMs} ms.`,
+        );
+        return this.schedule();
+      }
       this.context.outage.warn(
         `Leader election for "${this.role}": Redis did not answer (${(error as Error).message}); this instance stays a follower and retries every ${renewEveryMs} ms.`,
       );

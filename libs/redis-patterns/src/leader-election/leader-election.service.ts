@@ -80,6 +80,8 @@ export class LeaderElection implements OnApplicationBootstrap, BeforeApplication
       driftMs: (leaseMs) => stepDownMarginMs(leaseMs, lockSettings.driftFactor),
       logger: this.logger,
       outage: new ThrottledLog(this.logger),
+      // A refusal is a configuration error, not weather: throttled like an outage, but at error level.
+      refusal: new ThrottledLog({ log: () => undefined, warn: (message: string) => this.logger.error(message), error: () => undefined }),
       changed: (change) => this.recorder.record(change),
     };
   }

@@ -3,7 +3,8 @@ import { HttpMappableDomainError, type HttpResponseSpec } from '../errors/http-m
 /**
  * Why a lock was not acquired:
  * - `contention`: another holder kept it for the whole wait;
- * - `unavailable`: Redis did not answer in time or refused (locks fail closed: nothing runs unlocked);
+ * - `unavailable`: Redis did not answer in time (locks fail closed: nothing runs unlocked). A refusal of the command
+ *   (ACL, key type) is not this error: it is thrown as the `RedisRefusedError` itself;
  * - `replication`: fewer replicas than `lock.waitReplicas` acknowledged the lock, so it was given back;
  * - `expired`: the lock was granted but its validity was used up before the reply arrived;
  * - `shutdown`: the application is closing and hands out no new locks.

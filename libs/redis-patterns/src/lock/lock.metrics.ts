@@ -1,10 +1,10 @@
 import { type CounterMetric, type HistogramMetric, libraryMeter, type MetricAttributes, secondsSince } from '../core/telemetry/metrics';
 import type { LockFailureReason } from './lock-not-acquired.error';
 
-/** How an acquisition ended: the lock, or why not. */
-export type LockOutcome = 'acquired' | LockFailureReason;
+/** How an acquisition ended: the lock, or why not (`refused`: Redis refused the command, a configuration error). */
+export type LockOutcome = 'acquired' | LockFailureReason | 'refused';
 
-const OUTCOMES: readonly LockOutcome[] = ['acquired', 'contention', 'unavailable', 'replication', 'expired', 'shutdown'];
+const OUTCOMES: readonly LockOutcome[] = ['acquired', 'contention', 'unavailable', 'replication', 'expired', 'shutdown', 'refused'];
 
 /** What a {@link LockMetrics} counts: the instruments' name prefix and the words of their descriptions. */
 export interface LeaseMetricsSubject {

@@ -18,6 +18,8 @@ import { type LeaseSide, type LeaseStore, LOCK_STORE, type LockStore } from './l
 import { type ReadWriteHost, ReadWriteLock } from './read-write-lock';
 import { READ_WRITE_STORE, type ReadWriteStore } from './read-write-lock.store';
 import { TokenSource } from './token-source';
+import { refusalIn } from './refusal-in';
+import { RedisRefusedError } from '../errors/redis-refused.error';
 
 /** Options of `tryAcquire`. */
 export interface TryAcquireOptions {
@@ -130,7 +132,8 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
   /**
    * One attempt (one round trip): the lock, or null when another holder has it. Rejects with
    * {@link LockNotAcquiredError} when Redis does not answer within the command timeout (reason `unavailable`) or
-   * too few replicas acknowledged the lock (`replication`).
+   * too few replicas acknowledged the lock (`replication`); with {@link RedisRefusedError} when Redis refused the
+   * command for a configuration reason (an ACL permission missing, a key of another type).
    */
   async tryAcquire(resource: string, options: TryAcquireOptions = {}): Promise<Lock | null> {
     checkResource(resource);
@@ -148,7 +151,8 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
   /**
    * Acquires the lock, waiting up to `waitMs` with exponential backoff and jitter (never longer than the holder's
    * remaining TTL; a release by this process wakes a local waiter at once). Rejects with
-   * {@link LockNotAcquiredError} when the wait ends or Redis is unavailable. Never returns an expired lock.
+   * {@link LockNotAcquiredError} when the wait ends or Redis is unavailable, and with {@link RedisRefusedError} when
+   * Redis refused the command (a configuration error). Never returns an expired lock.
    */
   async acquire(resource: string, options: AcquireOptions = {}): Promise<Lock> {
     checkResource(resource);
@@ -252,8 +256,9 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
     try {
       result = await side.attempt(keys, token, ttlMs);
     } catch (error) {
-      // Fail closed (invariant 6): no answer means no lock, never "probably free".
-      throw new LockNotAcquiredError(resource, 'unavailable', 1000, { cause: error });
+      // Fail closed (invariant 6): no answer means no lock, never "probably free". A refusal (NOPERM, WRONGTYPE …)
+      // is not an outage: it is thrown as is, so the permission or key at fault is named, not "unavailable".
+      throw refusalIn(error) ?? new LockNotAcquiredError(resource, 'unavailable', 1000, { cause: error });
     }
     if (!result.acquired) return result;
     const lock = new Lock(resource, token, result.fencingToken, keys, ttlMs, startedAt, side.context);
@@ -274,6 +279,7 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
       return outcome;
     } catch (error) {
       if (error instanceof LockNotAcquiredError) this.metrics.acquisition(error.reason, startedAt);
+      else if (error instanceof RedisRefusedError) this.metrics.acquisition('refused', startedAt);
       throw error;
     }
   }

@@ -6,6 +6,7 @@ import { EXTEND_LOCK_SCRIPT } from './scripts/extend-lock.script';
 import { RELEASE_LOCK_SCRIPT } from './scripts/release-lock.script';
 import { toAttemptResult } from './single-lock-store';
 import { withDeadline } from '../core/time/with-deadline';
+import { refusalIn } from './refusal-in';
 
 /** Raised when too many nodes failed (errors or timeouts) for a quorum to be possible: the caller fails closed. */
 export class QuorumUnreachableError extends Error {
@@ -82,7 +83,9 @@ export class QuorumLockStore implements LockStore {
   private assertQuorumPossible(outcomes: PromiseSettledResult<unknown>[]): void {
     const failed = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
     if (outcomes.length - failed.length < this.quorum) {
-      throw new QuorumUnreachableError(failed.length, outcomes.length, { cause: failed[0]?.reason });
+      // A node's refusal (NOPERM …) is the cause to report: unlike a timeout, it names what to fix.
+      const cause = failed.find((f) => refusalIn(f.reason) !== undefined) ?? failed[0];
+      throw new QuorumUnreachableError(failed.length, outcomes.length, { cause: cause?.reason });
     }
   }
 

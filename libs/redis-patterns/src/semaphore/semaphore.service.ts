@@ -10,6 +10,8 @@ import { LockMetrics } from '../lock/lock.metrics';
 import { LOCK_SETTINGS, type LockSettings } from '../lock/lock.options';
 import type { AcquireOptions, TryAcquireOptions } from '../lock/lock.service';
 import { TokenSource } from '../lock/token-source';
+import { refusalIn } from '../lock/refusal-in';
+import { RedisRefusedError } from '../errors/redis-refused.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { Permit } from './permit';
@@ -79,7 +81,8 @@ export class SemaphoreService implements BeforeApplicationShutdown {
 
   /**
    * One attempt (one round trip): a permit, or null when `permits` holders have one. Rejects with
-   * {@link PermitNotAcquiredError} when Redis does not answer within the command timeout (reason `unavailable`).
+   * {@link PermitNotAcquiredError} when Redis does not answer within the command timeout (reason `unavailable`), and
+   * with {@link RedisRefusedError} when Redis refused the command (a configuration error: ACL, key type).
    */
   async tryAcquire(name: string, permits: number, options: TryAcquireOptions = {}): Promise<Permit | null> {
     const keys = this.keysOf(name, permits);
@@ -91,7 +94,8 @@ export class SemaphoreService implements BeforeApplicationShutdown {
   /**
    * Acquires a permit, waiting up to `waitMs` with the lock's backoff (never longer than the first holder's
    * remaining TTL; a release by this process wakes a local waiter at once). Rejects with
-   * {@link PermitNotAcquiredError} when the wait ends (`contention`: 409 over HTTP) or Redis is unavailable.
+   * {@link PermitNotAcquiredError} when the wait ends (`contention`: 409 over HTTP) or Redis is unavailable, and with
+   * {@link RedisRefusedError} when Redis refused the command (503 over HTTP, details only in the log).
    */
   async acquire(name: string, permits: number, options: AcquireOptions = {}): Promise<Permit> {
     const keys = this.keysOf(name, permits);
@@ -151,8 +155,9 @@ export class SemaphoreService implements BeforeApplicationShutdown {
     try {
       result = await this.store.attempt(keys, token, ttlMs, permits);
     } catch (error) {
-      // Fail closed (invariant 6): no answer means no permit.
-      throw new PermitNotAcquiredError(name, permits, 'unavailable', 1000, { cause: error });
+      // Fail closed (invariant 6): no answer means no permit. A refusal (NOPERM, WRONGTYPE …) is a configuration
+      // error, thrown as is so the permission or key at fault is named.
+      throw refusalIn(error) ?? new PermitNotAcquiredError(name, permits, 'unavailable', 1000, { cause: error });
     }
     if (!result.acquired) return { reason: 'contention', retryAfterMs: result.retryAfterMs };
     const permit = new Permit(name, permits, token, result.fencingToken, keys, ttlMs, startedAt, this.context);
@@ -173,6 +178,7 @@ export class SemaphoreService implements BeforeApplicationShutdown {
       return outcome;
     } catch (error) {
       if (error instanceof PermitNotAcquiredError) this.metrics.acquisition(error.reason, startedAt);
+      else if (error instanceof RedisRefusedError) this.metrics.acquisition('refused', startedAt);
       throw error;
     }
   }

@@ -12,6 +12,7 @@ import { recordCommandTimeouts, recordConnectionMetrics } from './connection.met
 import { FrozenServerWatchdog } from './frozen-server-watchdog';
 import { redactDebugOutput } from './redact-debug-output';
 import { SentinelSwitchWatcher } from './sentinel-switch-watcher';
+import { probeConnection } from './startup-probe';
 
 /** An ioredis client of either kind. */
 export type RedisClient = Redis | Cluster;
@@ -38,7 +39,11 @@ export class RedisConnections implements OnApplicationShutdown {
     if (options.inMemory) this.memory = new MemoryKeyspace();
   }
 
-  /** Creates every configured connection and waits (up to `connectTimeoutMs`) for each to be ready. */
+  /**
+   * Creates every configured connection, waits (up to `connectTimeoutMs`) for each to be ready, and checks that each
+   * ready one may run the patterns' scripts on the keyPrefix's keys.
+   * @throws RedisRefusedError when Redis refuses that check (an ACL permission or key pattern missing).
+   */
   static async open(options: ResolvedCoreOptions): Promise<RedisConnections> {
     const connections = new RedisConnections(options);
     if (connections.memory) {
@@ -66,7 +71,32 @@ export class RedisConnections implements OnApplicationShutdown {
     await Promise.all(
       [...connections.managed].map(([name, managed]) => waitUntilReady(managed, options.connectTimeoutMs, name, connections.logger)),
     );
+    await connections.checkPermissions();
     return connections;
+  }
+
+  /**
+   * The startup check of every ready connection (see {@link probeConnection}): a configuration refusal fails startup,
+   * after closing what was opened; an outage is only logged.
+   */
+  private async checkPermissions(): Promise<void> {
+    const { keyPrefix, connectTimeoutMs } = this.options;
+    try {
+      await Promise.all(
+        [...this.managed].map(([name, managed]) =>
+          probeConnection(managed.client, {
+            connection: name,
+            keyPrefix,
+            deadlineMs: connectTimeoutMs,
+            logger: this.logger,
+            secrets: managed.secrets,
+          }),
+        ),
+      );
+    } catch (error) {
+      await this.onApplicationShutdown();
+      throw error;
+    }
   }
 
   /**
