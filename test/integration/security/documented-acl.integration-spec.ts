@@ -152,22 +152,26 @@ describe('docs/security.md: each pattern runs as a user with exactly its documen
     expect([...blocks.keys()].sort()).toEqual(['core', ...Object.keys(exercises)].sort());
   });
 
-  it.each(Object.keys(exercises))('%s', async (pattern) => {
-    const prefix = uniquePrefix(`acl-${pattern}`);
-    const user = `rp-${prefix}`;
-    users.push(user);
-    const rules = `${blocks.get('core')} ${blocks.get(pattern)}`.replace(/\bapp:/g, `${prefix}:`).split(/\s+/);
-    await admin.call('ACL', 'SETUSER', user, 'reset', 'on', '>pw', 'resetchannels', ...rules);
-    const { port } = admin.options;
-    const moduleRef = await Test.createTestingModule({
-      imports: [RedisPatternsModule.forRoot({ connection: `redis://${user}:pw@127.0.0.1:${port}`, keyPrefix: prefix })],
-    }).compile();
-    const app = await moduleRef.init();
-    apps.push(app);
-    await exercises[pattern](app, 'k');
-    const health = await app.get(RedisPatternsHealthIndicator).check('redis');
-    expect(health.redis.connections.default.error).toBeUndefined();
-    expect(health.redis.status).toBe('up');
-    expect(app.get(RedisConnections).names()).toContain('default');
-  }, 20_000);
+  it.each(Object.keys(exercises))(
+    '%s',
+    async (pattern) => {
+      const prefix = uniquePrefix(`acl-${pattern}`);
+      const user = `rp-${prefix}`;
+      users.push(user);
+      const rules = `${blocks.get('core')} ${blocks.get(pattern)}`.replace(/\bapp:/g, `${prefix}:`).split(/\s+/);
+      await admin.call('ACL', 'SETUSER', user, 'reset', 'on', '>pw', 'resetchannels', ...rules);
+      const { port } = admin.options;
+      const moduleRef = await Test.createTestingModule({
+        imports: [RedisPatternsModule.forRoot({ connection: `redis://${user}:pw@127.0.0.1:${port}`, keyPrefix: prefix })],
+      }).compile();
+      const app = await moduleRef.init();
+      apps.push(app);
+      await exercises[pattern](app, 'k');
+      const health = await app.get(RedisPatternsHealthIndicator).check('redis');
+      expect(health.redis.connections.default.error).toBeUndefined();
+      expect(health.redis.status).toBe('up');
+      expect(app.get(RedisConnections).names()).toContain('default');
+    },
+    20_000,
+  );
 });

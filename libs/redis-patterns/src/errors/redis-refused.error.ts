@@ -28,7 +28,9 @@ export class RedisRefusedError extends HttpMappableDomainError {
     readonly reply: string,
     readonly detail: string,
   ) {
-    super(`Redis refused ${command.toUpperCase()}: ${detail} (a configuration error, not an outage: see docs/security.md for the ACL each pattern needs)`);
+    super(
+      `Redis refused ${command.toUpperCase()}: ${detail} (a configuration error, not an outage: see docs/security.md for the ACL each pattern needs)`,
+    );
   }
 
   /** Wraps `error` when it is a configuration reply; anything else is returned unchanged. */

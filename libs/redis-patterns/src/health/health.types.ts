@@ -35,7 +35,7 @@ export type RedisHealthResult = Record<string, { status: 'up' | 'down'; connecti
  */
 export type RedisHealthSummary = Record<string, { status: 'up' | 'down'; connections: Record<string, ConnectionStatus> }>;
 
-/** Options of {@link RedisPatternsHealthIndicator.check}. */
+/** Options of `RedisPatternsHealthIndicator.check`. */
 export interface RedisHealthCheckOptions {
   /** Connections to check (default: all configured ones). */
   connections?: string[];

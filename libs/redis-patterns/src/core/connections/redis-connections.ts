@@ -76,7 +76,7 @@ export class RedisConnections implements OnApplicationShutdown {
   }
 
   /**
-   * The startup check of every ready connection (see {@link probeConnection}): a configuration refusal fails startup,
+   * The startup check of every ready connection (see `probeConnection`): a configuration refusal fails startup,
    * after closing what was opened; an outage is only logged.
    */
   private async checkPermissions(): Promise<void> {

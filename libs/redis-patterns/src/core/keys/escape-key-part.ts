@@ -91,7 +91,7 @@ export function unescapeKeyPart(escaped: string): string {
 // UTF-8 decoding that also restores lone surrogates written by unitEscape (TextDecoder would turn them into U+FFFD).
 function decodeWtf8(bytes: Buffer): string {
   let out = '';
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const b = bytes[i];
     if (b < 0x80) {
       out += String.fromCharCode(b);

@@ -52,7 +52,26 @@ describe('escapeKeyPart', () => {
   });
 
   it('never maps two random inputs to one part (whitespace of the BMP, %, surrogates, lengths around the cut)', () => {
-    const alphabet = ['a', 'b', '2', '8', '%', '2', 'A', ':', ' ', '\u00a0', '\u2028', '\u3000', '\ufeff', '\ud800', '\udc00', '~', 'h', '\n'];
+    const alphabet = [
+      'a',
+      'b',
+      '2',
+      '8',
+      '%',
+      '2',
+      'A',
+      ':',
+      ' ',
+      '\u00a0',
+      '\u2028',
+      '\u3000',
+      '\ufeff',
+      '\ud800',
+      '\udc00',
+      '~',
+      'h',
+      '\n',
+    ];
     let seed = 42;
     const random = (n: number): number => {
       seed = (seed * 1103515245 + 12345) & 0x7fffffff;
