@@ -62,7 +62,7 @@ describe('The startup check of the connections (standalone)', () => {
     const error = await start({ connection: otherKeys.url, keyPrefix, logger: quiet }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RedisRefusedError);
     expect((error as RedisRefusedError).reply).toBe('NOPERM');
-    expect((error as Error).message).toMatch(/No permissions to access a key/);
+    expect((error as Error).message).toMatch(/no permissions to access (a key|one of the keys)/i);
     expect((error as Error).message).toContain(`keyPrefix "${keyPrefix}"`);
   });
 
@@ -94,7 +94,6 @@ describe('The startup check of the connections (standalone)', () => {
       '+evalsha',
       '+select',
       '+client|setname',
-      '+client|setinfo',
     ]);
     const app = await start({ connection: core.url, keyPrefix, logger: quiet });
     try {
@@ -117,7 +116,7 @@ describe('The startup check of the connections (standalone)', () => {
       logger: { log() {}, warn: (m: string) => warnings.push(m), error: (m: string) => errors.push(m) },
     });
     try {
-      expect(Date.now() - started).toBeLessThan(2000);
+      expect(Date.now() - started).toBeLessThan(3000);
       expect(errors.some((m) => m.includes('is not ready after 300 ms'))).toBe(true);
       expect((await app.get(RedisPatternsHealthIndicator).check('redis', { timeoutMs: 300 })).redis.status).toBe('down');
     } finally {

@@ -116,7 +116,7 @@ describe('RedisExecutor.runBatched against a real server', () => {
       runBatched(redis, counter, [`${prefix}:ok4`], [2]),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled', 'fulfilled']);
-    expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/^ReplyError: WRONGTYPE/);
+    expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/^RedisRefusedError: Redis refused EVALSHA: WRONGTYPE/);
     expect(String((outcomes[2] as PromiseRejectedResult).reason)).toMatch(/^ReplyError: ERR .*boom/);
     expect((outcomes[3] as PromiseFulfilledResult<unknown>).value).toBeNull();
     expect((outcomes[4] as PromiseFulfilledResult<unknown>).value).toEqual([2, 1, 1]);
