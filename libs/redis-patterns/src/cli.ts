@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * The package's command, `nestjs-redis-patterns <command>`. Commands: `doctor` (see health/doctor.cli.ts). Exit
- * codes: the command's own (doctor: 0 healthy, 1 a check failed, 2 bad arguments); 2 for an unknown command.
+ * codes: the command's own (doctor: 0 healthy, 1 a check failed, 2 bad arguments); 2 for an unknown command; 0 for
+ * `--help`.
  */
 import { doctorCommand } from './health/doctor.cli';
 
@@ -10,6 +11,10 @@ const USAGE = 'usage: nestjs-redis-patterns doctor --url redis://host:port[/db] 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === 'doctor') return doctorCommand(rest, process.env);
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   process.stderr.write(`${command === undefined ? 'a command is required' : `unknown command "${command}"`}\n${USAGE}\n`);
   return 2;
 }

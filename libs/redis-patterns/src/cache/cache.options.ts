@@ -11,13 +11,22 @@ import {
 import { type NearCacheOptions, type NearCacheSettings, resolveNearCacheSettings } from './near/near-cache.options';
 import { type CacheCodec, codecProblem, JSON_CACHE_CODEC } from './serialization/cache-codec';
 import type { CacheCompressionOptions, CompressionSettings } from './serialization/compression';
+import { ttlUnitWarning } from './ttl-units';
 
-/** Options of the `cache` section of RedisPatternsModuleOptions. TTLs in seconds, durations ending in `Ms` in ms. */
+/**
+ * Options of the `cache` section of RedisPatternsModuleOptions. TTLs without a unit in their name are in seconds,
+ * durations ending in `Ms` in ms.
+ */
 export interface CacheOptions {
   /** Name of the connection this pattern uses (default: the default connection). */
   connection?: string;
-  /** TTL of a write that names none, in seconds (default 60). */
+  /**
+   * TTL of a write that names none, in **seconds** (default 60). A round thousand (1000, 60000…) reads like ms and
+   * is logged at startup; prefer `defaultTtlMs`.
+   */
   defaultTtl?: number;
+  /** TTL of a write that names none, in ms (default 60000): the unambiguous spelling of `defaultTtl` (not both). */
+  defaultTtlMs?: number;
   /**
    * Fraction of a TTL that may be cut off at random so keys written together do not expire together (default 0.1:
    * up to 10% shorter). Jitter only ever shortens a TTL; 0 disables it.
@@ -80,6 +89,7 @@ export interface CacheSettings {
 const KNOWN_KEYS = [
   'connection',
   'defaultTtl',
+  'defaultTtlMs',
   'jitter',
   'maxValueBytes',
   'lockTtlMs',
@@ -114,8 +124,11 @@ export const CACHE_LOG_CONTEXT = 'RedisPatterns:Cache';
 /** Injection token of the cache's {@link CacheSettings}, resolved once at startup. */
 export const CACHE_SETTINGS = Symbol('CacheSettings');
 
-/** Applies the defaults of the `cache` section (and validates it, so a direct call fails the same way). */
-export function resolveCacheSettings(section: CacheOptions = {}, path = 'cache'): CacheSettings {
+/**
+ * Applies the defaults of the `cache` section (and validates it, so a direct call fails the same way). `warn`
+ * receives what is valid but probably not meant (a `defaultTtl` that reads like ms).
+ */
+export function resolveCacheSettings(section: CacheOptions = {}, path = 'cache', warn?: (message: string) => void): CacheSettings {
   const num = (key: keyof CacheOptions, fallback: number, rule: Parameters<typeof checkNumber>[2]) =>
     section[key] === undefined ? fallback : checkNumber(section[key], `${path}.${key}`, rule);
   const methods = section.httpMethods ?? ['GET'];
@@ -123,7 +136,7 @@ export function resolveCacheSettings(section: CacheOptions = {}, path = 'cache')
   methods.forEach((m, i) => checkOneOf(typeof m === 'string' ? m.toUpperCase() : m, `${path}.httpMethods[${i}]`, HTTP_METHODS));
   return {
     connection: section.connection,
-    defaultTtlMs: num('defaultTtl', 60, { exclusiveMin: 0, max: MAX_TTL_SECONDS, unit: 'seconds' }) * 1000,
+    defaultTtlMs: resolveDefaultTtlMs(section, path, warn),
     jitter: num('jitter', 0.1, { min: 0, max: 0.5 }),
     maxValueBytes: num('maxValueBytes', 512 * 1024, { min: 1, max: 512 * 1024 * 1024, integer: true, unit: 'bytes' }),
     lockTtlMs: num('lockTtlMs', 5000, { min: 10, max: 600_000, integer: true, unit: 'ms' }),
@@ -138,6 +151,19 @@ export function resolveCacheSettings(section: CacheOptions = {}, path = 'cache')
     codecs: resolveCodecs(section.codecs, `${path}.codecs`),
     compression: resolveCompression(section.compression, `${path}.compression`),
   };
+}
+
+function resolveDefaultTtlMs(section: CacheOptions, path: string, warn?: (message: string) => void): number {
+  if (section.defaultTtlMs !== undefined) {
+    if (section.defaultTtl !== undefined)
+      invalid(`${path}.defaultTtlMs`, `either ${path}.defaultTtl (seconds) or ${path}.defaultTtlMs, not both`, section.defaultTtlMs);
+    return checkNumber(section.defaultTtlMs, `${path}.defaultTtlMs`, { min: 1, max: MAX_TTL_SECONDS * 1000, integer: true, unit: 'ms' });
+  }
+  if (section.defaultTtl === undefined) return 60_000;
+  const seconds = checkNumber(section.defaultTtl, `${path}.defaultTtl`, { exclusiveMin: 0, max: MAX_TTL_SECONDS, unit: 'seconds' });
+  const warning = ttlUnitWarning(`${path}.defaultTtl`, 'defaultTtl', seconds);
+  if (warning && warn) warn(warning);
+  return Math.max(1, Math.round(seconds * 1000));
 }
 
 function resolveCodec(codec: unknown, path: string): CacheCodec | undefined {

@@ -19,7 +19,8 @@ import { CacheService } from './cache.service';
 export const CACHE_PROVIDERS: Provider[] = [
   {
     provide: CACHE_SETTINGS,
-    useFactory: (options: ResolvedRedisPatternsOptions) => resolveCacheSettings(options.cache),
+    useFactory: (options: ResolvedRedisPatternsOptions) =>
+      resolveCacheSettings(options.cache, 'cache', (message) => (options.logger ?? new Logger(CACHE_LOG_CONTEXT)).warn(message)),
     inject: [RESOLVED_OPTIONS],
   },
   {

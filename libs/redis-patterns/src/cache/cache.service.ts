@@ -8,6 +8,7 @@ import { buildPolicy, checkKey, checkTags, type EntryOptions, type EntryPolicy, 
 import { invalidateTags } from './engine/tag-invalidation';
 import { NEAR_MISS } from './near/near-cache';
 import type { NearCacheStats } from './near/l1-store';
+import { secondsSpelling, ttlUnitWarning } from './ttl-units';
 
 /** Keys per SCAN call and deletions in flight of {@link CacheService.clear}. */
 const CLEAR_SCAN_COUNT = 500;
@@ -122,7 +123,7 @@ export class CacheService {
   async set(key: string, value: unknown, options?: EntryOptions): Promise<boolean> {
     const entry = this.entryKey(key);
     if (value === undefined) throw new InvalidArgumentError('value', 'undefined is not cached (use del to remove a key)');
-    const policy = buildPolicy(options, this.runtime.defaults);
+    const policy = this.policyOf(options, 'set', 'options');
     return this.engine.write(entry, value, policy, { strict: true });
   }
 
@@ -135,7 +136,11 @@ export class CacheService {
     if (!Array.isArray(entries)) throw new InvalidArgumentError('entries', 'expected an array of { key, value, options? }');
     const writes = entries.map(({ key, value, options }, i) => {
       if (value === undefined) throw new InvalidArgumentError(`entries[${i}].value`, 'undefined is not cached (use del to remove a key)');
-      return { entry: this.keys.entry(checkKey(key, `entries[${i}].key`)), value, policy: buildPolicy(options, this.runtime.defaults) };
+      return {
+        entry: this.keys.entry(checkKey(key, `entries[${i}].key`)),
+        value,
+        policy: this.policyOf(options, 'setMany', `entries[${i}].options`),
+      };
     });
     return Promise.all(writes.map(({ entry, value, policy }) => this.engine.write(entry, value, policy, { strict: true })));
   }
@@ -210,12 +215,27 @@ export class CacheService {
     try {
       entry = this.entryKey(key);
       if (typeof loader !== 'function') throw new InvalidArgumentError('loader', 'expected a function returning the value');
-      policy = buildPolicy(options, this.runtime.defaults);
+      policy = this.policyOf(options, 'wrap', 'options');
     } catch (error) {
       return Promise.reject(error);
     }
     if (policy.near && this.engine.near === undefined) void this.runtime.startNear();
     return this.engine.fetch(entry, async () => loader(), policy);
+  }
+
+  // Validates a call's options (either TTL spelling) into its policy; a seconds TTL that reads like ms is logged once
+  // per method, option and value: the call site is code, so its next calls would say nothing new.
+  private policyOf(options: WrapOptions | undefined, method: string, argument: string): EntryPolicy {
+    const policy = buildPolicy(secondsSpelling(options, argument), this.runtime.defaults, argument);
+    if (options !== undefined) {
+      for (const field of ['ttl', 'staleTtl'] as const) {
+        const value = (options as Record<string, unknown>)[field];
+        if (typeof value !== 'number' || value < 1000) continue;
+        const warning = ttlUnitWarning(`CacheService.${method} ${argument.replace(/\[\d+\]/, '[…]')}.${field}`, field, value);
+        if (warning) this.engine.health.warnOnce(`ttl-unit|${method}|${field}|${value}`, warning);
+      }
+    }
+    return policy;
   }
 
   /**

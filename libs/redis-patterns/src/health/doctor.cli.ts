@@ -1,17 +1,45 @@
 /**
  * `nestjs-redis-patterns doctor --url redis://host:6379 [--cluster] [--prefix rp] [--workload cache,locks]
- * [--sample-limit 10000] [--lock-ttl-ms 5000] [--timeout-ms 2000] [--json]`
+ * [--sample-limit 10000] [--lock-ttl-ms 5000] [--timeout-ms 2000] [--json]`, or `doctor --help`
  *
  * Runs the verification procedure (see runDoctor) and prints one pass / warn / fail line per check. The password
  * comes from the URL or, preferably, from the REDISCLI_AUTH environment variable (never from argv, which `ps`
- * shows). Exit code: 0 when nothing failed, 1 when a check failed, 2 on bad arguments.
+ * shows). Exit code: 0 when nothing failed (warnings included), 1 when a check failed, 2 on bad arguments.
  */
 import { ALL_WORKLOADS, type DoctorOptions, type DoctorWorkload } from './doctor/doctor.types';
 import { formatReport } from './doctor/format-report';
 import { runDoctor } from './doctor/run-doctor';
 
 const USAGE =
-  'usage: nestjs-redis-patterns doctor [--url redis://host:port[/db]] [--cluster] [--prefix rp] [--workload cache,locks,…] [--sample-limit N] [--lock-ttl-ms N] [--timeout-ms N] [--json]';
+  'usage: nestjs-redis-patterns doctor [--url redis://host:port[/db]] [--cluster] [--prefix rp] [--workload cache,locks,…] [--sample-limit N] [--lock-ttl-ms N] [--timeout-ms N] [--json]   (doctor --help for details)';
+
+/** What `doctor --help` prints: every flag with its default, where the password comes from, the exit codes. */
+const DOCTOR_HELP = `usage: nestjs-redis-patterns doctor [options]
+
+Checks a Redis deployment against the library's verification procedure: connectivity and auth, dbsize and memory,
+the eviction policy against the workload, keys without a TTL under the prefix, and the lock self-test.
+
+options:
+  --url redis://host:port[/db]  the server (rediss:// for TLS); default $REDIS_URL, then redis://127.0.0.1:6379
+  --cluster                     treat --url as the seed of a Redis Cluster
+  --prefix PREFIX               the application's keyPrefix (default rp): only PREFIX:* is scanned for keys without
+                                a TTL, and finding none there is a warning
+  --workload LIST               what the server is used for, a comma list of ${ALL_WORKLOADS.join(',')}
+                                (default: all); judges the eviction policy
+  --sample-limit N              examine at most N keys for a TTL (default 10000)
+  --lock-ttl-ms N               TTL of the lock self-test's key, ms (default 5000)
+  --timeout-ms N                deadline of connecting and of each command, ms (default 2000)
+  --json                        print the report as JSON instead of one line per check
+  -h, --help                    print this help and exit
+
+The password: in the URL or, better, in the REDISCLI_AUTH environment variable (argv is visible in ps). It is never
+printed. The doctor writes only two short-lived keys, PREFIX:doctor:lock:*, and deletes them.
+
+exit codes:
+  0  no check failed (warnings do not change it)
+  1  a check failed
+  2  bad arguments
+`;
 
 /** Parses the CLI arguments; throws a message for bad ones. */
 export function parseDoctorArgs(argv: readonly string[], env: NodeJS.ProcessEnv): DoctorOptions & { json: boolean } {
@@ -63,6 +91,10 @@ export function parseDoctorArgs(argv: readonly string[], env: NodeJS.ProcessEnv)
 
 /** Runs the doctor subcommand with its arguments and resolves its exit code. */
 export async function doctorCommand(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(DOCTOR_HELP);
+    return 0;
+  }
   let options: ReturnType<typeof parseDoctorArgs>;
   try {
     options = parseDoctorArgs(argv, env);
@@ -70,7 +102,7 @@ export async function doctorCommand(argv: readonly string[], env: NodeJS.Process
     process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
     return 2;
   }
-  const report = await runDoctor(options);
+  const report = await runDoctor(options, { prefixHint: "if the application's keyPrefix is another, pass it with --prefix <keyPrefix>" });
   process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
   return report.exitCode;
 }

@@ -2,6 +2,7 @@ import type { Provider } from '@nestjs/common';
 import { RedisConnections } from '../core/connections/redis-connections';
 import { HEALTH_STORE, MemoryHealthStore, RedisHealthStore } from './health.store';
 import { RedisPatternsHealthIndicator } from './redis-patterns-health.indicator';
+import { RedisPatternsDoctor } from './redis-patterns-doctor';
 
 /** The providers (services, advisors, guards) of this pattern; the module provides and exports them all. */
 export const HEALTH_PROVIDERS: Provider[] = [
@@ -11,4 +12,5 @@ export const HEALTH_PROVIDERS: Provider[] = [
     inject: [RedisConnections],
   },
   RedisPatternsHealthIndicator,
+  RedisPatternsDoctor,
 ];

@@ -4,5 +4,7 @@ export type { ConnectionHealth, ConnectionStatus, RedisHealthCheckOptions, Redis
 export type { NodeProbe } from './health.types';
 export { RedisHealthCheckError } from './redis-health-check.error';
 export { runDoctor } from './doctor/run-doctor';
+export { RedisPatternsDoctor } from './redis-patterns-doctor';
+export type { RedisPatternsDoctorOptions } from './redis-patterns-doctor';
 export { formatReport } from './doctor/format-report';
 export type { DoctorCheck, DoctorOptions, DoctorReport, DoctorWorkload } from './doctor/doctor.types';

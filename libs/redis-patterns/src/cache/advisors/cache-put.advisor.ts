@@ -4,7 +4,7 @@ import { CacheRuntime } from '../cache.runtime';
 import type { CachePutOptions } from '../decorators/cache-put.decorator';
 import { checkDecoratorKeys, compileKey, compileTags, compileTtl, decoratorPolicy, optionPath, reportUncached } from './compile-sources';
 
-const KNOWN = ['key', 'ttl', 'tags', 'staleTtl', 'codec'] as const;
+const KNOWN = ['key', 'ttl', 'ttlMs', 'tags', 'staleTtl', 'staleTtlMs', 'codec'] as const;
 
 /**
  * The behaviour of `@CachePut` (write-through): the method always runs, and its result is stored under the key
@@ -18,10 +18,16 @@ export class CachePutAdvisor implements MethodAdvisor<CachePutOptions> {
     const options = checkDecoratorKeys('CachePut', method, raw, KNOWN) as CachePutOptions;
     const path = (field: string) => optionPath('CachePut', method, field);
     const engine = this.cache.engine;
-    const policy = decoratorPolicy('CachePut', method, options, {
-      ttlMs: this.cache.settings.defaultTtlMs,
-      jitter: this.cache.settings.jitter,
-    });
+    const policy = decoratorPolicy(
+      'CachePut',
+      method,
+      options,
+      {
+        ttlMs: this.cache.settings.defaultTtlMs,
+        jitter: this.cache.settings.jitter,
+      },
+      engine.health,
+    );
     if (policy.codec) engine.entries.register(policy.codec);
     const keyOf = compileKey(options.key, this.cache.keys, method, path('key'));
     const tagsOf = compileTags(options.tags, path('tags'));

@@ -14,7 +14,19 @@ import {
   reportUncached,
 } from './compile-sources';
 
-const KNOWN = ['key', 'ttl', 'tags', 'condition', 'unless', 'staleTtl', 'earlyRefresh', 'nearCache', 'codec'] as const;
+const KNOWN = [
+  'key',
+  'ttl',
+  'ttlMs',
+  'tags',
+  'condition',
+  'unless',
+  'staleTtl',
+  'staleTtlMs',
+  'earlyRefresh',
+  'nearCache',
+  'codec',
+] as const;
 
 /**
  * The behaviour of `@Cacheable`: cache-aside around the method, with the same stampede control, stale window and
@@ -29,10 +41,16 @@ export class CacheableAdvisor implements MethodAdvisor<CacheableOptions> {
     const options = checkDecoratorKeys('Cacheable', method, raw, KNOWN) as CacheableOptions;
     const path = (field: string) => optionPath('Cacheable', method, field);
     const engine = this.cache.engine;
-    const base = decoratorPolicy('Cacheable', method, options, {
-      ttlMs: this.cache.settings.defaultTtlMs,
-      jitter: this.cache.settings.jitter,
-    });
+    const base = decoratorPolicy(
+      'Cacheable',
+      method,
+      options,
+      {
+        ttlMs: this.cache.settings.defaultTtlMs,
+        jitter: this.cache.settings.jitter,
+      },
+      engine.health,
+    );
     const policy = this.cache.nearPolicy(base, options.nearCache, path('nearCache'));
     // Entries of this method's codec are readable through CacheService too.
     if (policy.codec) engine.entries.register(policy.codec);

@@ -7,6 +7,7 @@ import { InvalidOptionsError } from '../../errors/invalid-options.error';
 import type { CacheKeys } from '../engine/cache-keys';
 import { buildPolicy, checkKey, checkTags, type EntryPolicy, type WrapOptions } from '../engine/entry-policy';
 import type { CacheHealth } from '../engine/cache-health';
+import { secondsSpelling, ttlUnitWarning } from '../ttl-units';
 import { encodeArguments } from './encode-arguments';
 import { UncacheableArgumentError } from './uncacheable-argument.error';
 
@@ -108,19 +109,30 @@ export function guard<T>(check: () => T, path: string, value: unknown): T {
   }
 }
 
-/** Builds a decorator's entry policy at bootstrap; an invalid ttl/staleTtl/earlyRefresh fails startup. */
+/**
+ * Builds a decorator's entry policy at bootstrap; an invalid ttl/ttlMs/staleTtl/staleTtlMs/earlyRefresh fails startup,
+ * and a seconds TTL that reads like ms is logged once through `health`, naming the decorator and method.
+ */
 export function decoratorPolicy(
   decorator: string,
   method: AdvisedMethod,
-  options: { ttl?: unknown; staleTtl?: unknown; earlyRefresh?: unknown; codec?: unknown },
+  options: { ttl?: unknown; ttlMs?: unknown; staleTtl?: unknown; staleTtlMs?: unknown; earlyRefresh?: unknown; codec?: unknown },
   defaults: { ttlMs: number; jitter: number },
+  health?: Pick<CacheHealth, 'warnOnce'>,
 ): EntryPolicy {
   try {
-    return buildPolicy(
-      { ttl: options.ttl, staleTtl: options.staleTtl, earlyRefresh: options.earlyRefresh, codec: options.codec } as WrapOptions,
+    const { ttl, ttlMs, staleTtl, staleTtlMs, earlyRefresh, codec } = options;
+    const policy = buildPolicy(
+      secondsSpelling({ ttl, ttlMs, staleTtl, staleTtlMs, earlyRefresh, codec }, 'options') as WrapOptions,
       defaults,
       'options',
     );
+    for (const field of ['ttl', 'staleTtl'] as const) {
+      const path = optionPath(decorator, method, field);
+      const warning = ttlUnitWarning(path, field, options[field]);
+      if (warning) health?.warnOnce(`ttl-unit|${path}`, warning);
+    }
+    return policy;
   } catch (error) {
     if (!(error instanceof InvalidArgumentError)) throw error;
     const field = error.argument.replace(/^options\./, '');

@@ -8,13 +8,17 @@ import type { TypedMethodDecorator } from './cacheable.decorator';
 export interface CachePutOptions<A extends unknown[] = any[], R = any> {
   /** The key to write: a string or a function of the method's arguments (default: as `@Cacheable`). */
   key?: KeySource<A>;
-  /** TTL in seconds (default `cache.defaultTtl`), or a function of the result and the arguments (as `@Cacheable`). */
+  /** TTL in **seconds** (default `cache.defaultTtl`), or a function of the result and the arguments (as `@Cacheable`). */
   ttl?: number | ((result: R, ...args: A) => number);
+  /** TTL in ms (a whole number): the unambiguous spelling of a constant `ttl` (give one or the other). */
+  ttlMs?: number;
   tags?: TagsSource<A>;
   /** How the result is encoded (default: the module's `cache.codec`); see `CacheCodec`. */
   codec?: CacheCodec;
-  /** Stale window in seconds, as for `@Cacheable` readers of the same key. */
+  /** Stale window in **seconds**, as for `@Cacheable` readers of the same key. */
   staleTtl?: number;
+  /** Stale window in ms: the unambiguous spelling of `staleTtl` (give one or the other). */
+  staleTtlMs?: number;
 }
 
 /**
@@ -22,7 +26,7 @@ export interface CachePutOptions<A extends unknown[] = any[], R = any> {
  * `CacheService.get` on that key see it). `undefined` results are not stored; failures to store are logged.
  *
  * @example
- * \@CachePut({ key: (user: User) => `user:${user.id}`, ttl: 300 })
+ * \@CachePut({ key: (user: User) => `user:${user.id}`, ttlMs: 300_000 })
  * save(user: User): Promise<User> { … }
  */
 export function CachePut<A extends unknown[] = any[], R = any>(options: CachePutOptions<A, R> = {}): TypedMethodDecorator<A, R> {

@@ -14,11 +14,14 @@ export interface CacheableOptions<A extends unknown[] = any[], R = any> {
    */
   key?: KeySource<A>;
   /**
-   * Fresh TTL in seconds (default `cache.defaultTtl`), or a function of the result and the arguments returning it
+   * Fresh TTL in **seconds** (default `cache.defaultTtl`), or a function of the result and the arguments returning it
    * (e.g. `(user) => (user.active ? 3600 : 60)`); jitter may shorten it. A function answering anything but a number of
-   * seconds > 0 leaves that result unstored, with a warning.
+   * seconds > 0 leaves that result unstored, with a warning. A number that is a round thousand (`60000`) reads like
+   * ms and is logged at startup: prefer `ttlMs`.
    */
   ttl?: number | ((result: R, ...args: A) => number);
+  /** Fresh TTL in ms (a whole number): the unambiguous spelling of a constant `ttl` (give one or the other). */
+  ttlMs?: number;
   /** Tags for `invalidateTags` / `@CacheEvict({ tags })`: a list, or a function of the arguments. */
   tags?: TagsSource<A>;
   /** Evaluated before the call: when false the method runs without the cache. */
@@ -27,8 +30,10 @@ export interface CacheableOptions<A extends unknown[] = any[], R = any> {
   unless?: (result: R, ...args: A) => boolean;
   /** How the result is encoded (default: the module's `cache.codec`); see `CacheCodec`. */
   codec?: CacheCodec;
-  /** Stale-while-revalidate window in seconds (see `WrapOptions.staleTtl`). */
+  /** Stale-while-revalidate window in **seconds** (see `WrapOptions.staleTtl`); checked like `ttl`. */
   staleTtl?: number;
+  /** Stale-while-revalidate window in ms: the unambiguous spelling of `staleTtl` (give one or the other). */
+  staleTtlMs?: number;
   /** Probabilistic early refresh (XFetch): `true` or a β. */
   earlyRefresh?: boolean | number;
   /** Serve hits from the in-process near cache (L1): default `cache.nearCache.enabled`. */
@@ -54,7 +59,7 @@ export type TypedMethodDecorator<A extends unknown[], R> = <M extends (...args: 
  * Fails open when Redis is unavailable.
  *
  * @example
- * \@Cacheable({ key: (id: string) => `user:${id}`, ttl: 300, tags: (id: string) => [`user:${id}`] })
+ * \@Cacheable({ key: (id: string) => `user:${id}`, ttlMs: 300_000, tags: (id: string) => [`user:${id}`] })
  * findUser(id: string): Promise<User> { … }
  */
 export function Cacheable<A extends unknown[] = any[], R = any>(options: CacheableOptions<A, R> = {}): TypedMethodDecorator<A, R> {

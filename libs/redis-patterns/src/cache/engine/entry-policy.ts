@@ -29,6 +29,8 @@ export interface EntryOptions {
    * of seconds > 0 skips that write with a warning (`set` rejects instead).
    */
   ttl?: number | ((value: any) => number);
+  /** Fresh TTL in ms (a whole number): the unambiguous spelling of a constant `ttl` (give one or the other). */
+  ttlMs?: number;
   /** Tags to invalidate this entry by (`invalidateTags`). */
   tags?: readonly string[];
   /** How this entry's value is encoded (default: the module's `cache.codec`); see {@link CacheCodec}. */
@@ -42,6 +44,8 @@ export interface WrapOptions extends EntryOptions {
    * while one background refresh runs. Default 0 (off).
    */
   staleTtl?: number;
+  /** Stale-while-revalidate window in ms: the unambiguous spelling of `staleTtl` (give one or the other). */
+  staleTtlMs?: number;
   /**
    * Probabilistic early refresh (XFetch): a read close to expiry refreshes in the background with a probability
    * growing as expiry nears and with the loader's duration. `true` = β 1; a number sets β (higher = earlier).

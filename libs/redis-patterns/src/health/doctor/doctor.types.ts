@@ -24,7 +24,10 @@ export interface DoctorOptions {
   password?: string;
   /** Use an existing client instead of connecting; it is not closed. */
   client?: Redis | Cluster;
-  /** The library's `keyPrefix` (default `rp`): the key-TTL check scans only `<keyPrefix>:*`. */
+  /**
+   * The library's `keyPrefix` (default `rp`): the key-TTL check scans only `<keyPrefix>:*`, and warns when it finds no
+   * key there (a warning does not change `exitCode`).
+   */
   keyPrefix?: string;
   /** What the instance serves (default: every workload of the library). */
   workloads?: readonly DoctorWorkload[];

@@ -17,8 +17,17 @@ export function isDocumentedException(key: string, keyPrefix: string): boolean {
   return new RegExp(`^${head}lock:\\{.*\\}:fence$`).test(key) || new RegExp(`^${head}stream:`).test(key);
 }
 
-/** SCAN (never KEYS) over `<keyPrefix>:*` on every master, up to `sampleLimit` keys, and PTTL each. */
-export async function checkKeysWithoutTtl(client: Redis | Cluster, keyPrefix: string, sampleLimit: number): Promise<DoctorCheck> {
+/**
+ * SCAN (never KEYS) over `<keyPrefix>:*` on every master, up to `sampleLimit` keys, and PTTL each. Finding no key at
+ * all is a warning, not a pass: nothing was checked, and the usual cause is a prefix other than the application's.
+ * `prefixHint` ends the line: how to give the right prefix (a CLI flag, an option), or why there is none to give.
+ */
+export async function checkKeysWithoutTtl(
+  client: Redis | Cluster,
+  keyPrefix: string,
+  sampleLimit: number,
+  prefixHint = "if the application's keyPrefix is another, pass it as keyPrefix",
+): Promise<DoctorCheck> {
   const match = new KeyBuilder(keyPrefix).pattern();
   const nodes = client instanceof Cluster ? client.nodes('master') : [client];
   let scanned = 0;
@@ -44,6 +53,13 @@ export async function checkKeysWithoutTtl(client: Redis | Cluster, keyPrefix: st
       if (index < nodes.length - 1) complete = false;
       break;
     }
+  }
+  if (scanned === 0) {
+    return {
+      name: 'keys-without-ttl',
+      status: 'warn',
+      reason: `no keys found under ${match}, so nothing was checked: ${prefixHint}`,
+    };
   }
   const scope = `${scanned} key${scanned === 1 ? '' : 's'} matching ${match}${complete ? '' : ` (sample limit ${sampleLimit} reached)`}`;
   const documented = `${exceptions} documented exception${exceptions === 1 ? '' : 's'} (fencing counters, streams)`;

@@ -15,13 +15,17 @@ const CHECK_NAMES = ['connectivity', 'dbsize-memory', 'eviction-policy', 'keys-w
  * pass / warn / fail line per check: connectivity and auth, dbsize and memory, eviction policy against the
  * workload, keys without a TTL (SCAN, scoped to the key prefix), and the lock self-test with its negative control.
  * Never writes outside `<keyPrefix>:doctor:*` (two short-lived keys, deleted at the end). Nothing it returns
- * carries a password.
+ * carries a password. `internals` serve the package's own callers: a lock judge (to prove the negative control
+ * catches a blind one) and the end of the line that warns about an empty prefix (how that caller takes a prefix).
  *
  * @example
  * const report = await runDoctor({ url: process.env.REDIS_URL, keyPrefix: 'shop' });
  * if (!report.ok) console.error(report.checks.filter((c) => c.status === 'fail'));
  */
-export async function runDoctor(options: DoctorOptions = {}, internals: { judgeLock?: LockJudge } = {}): Promise<DoctorReport> {
+export async function runDoctor(
+  options: DoctorOptions = {},
+  internals: { judgeLock?: LockJudge; prefixHint?: string } = {},
+): Promise<DoctorReport> {
   const connection = doctorConnection(options);
   const { client, secrets, endpoint } = connection;
   const checks: DoctorCheck[] = [];
@@ -53,7 +57,7 @@ export async function runDoctor(options: DoctorOptions = {}, internals: { judgeL
           options.workloads ?? ALL_WORKLOADS,
         );
       });
-      await run('keys-without-ttl', () => checkKeysWithoutTtl(client, keyPrefix, options.scanSampleLimit ?? 10_000));
+      await run('keys-without-ttl', () => checkKeysWithoutTtl(client, keyPrefix, options.scanSampleLimit ?? 10_000, internals.prefixHint));
       const keys = new KeyBuilder(keyPrefix);
       await run('lock-contention', () =>
         lockSelfTest(client, (suffix) => keys.key('doctor', 'lock', suffix), options.lockTtlMs ?? 5000, internals.judgeLock),
