@@ -8,7 +8,7 @@ import { parseArgs } from './lib/args';
 import type { BenchGroup } from './lib/contender';
 import { describeEnvironment } from './lib/environment';
 import { PrivateRedis } from './lib/private-redis';
-import { readmeBlock, writeBlock } from './lib/published-figures';
+import { writePublished } from './lib/published-figures';
 import { type BenchReport, renderMarkdown } from './lib/report-markdown';
 import { renderRatioChart } from './lib/report-svg';
 import { brokenContenders, type GroupResult, runGroup } from './lib/runner';
@@ -54,10 +54,10 @@ async function main(): Promise<void> {
   writeFileSync(join(resultsDir, 'ratios.svg'), renderRatioChart(groups));
   const markdown = renderMarkdown(report, relative(outDir, join(resultsDir, 'ratios.svg')));
   writeFileSync(join(outDir, 'RESULTS.md'), markdown);
-  // Only a complete full run with the default settings (no option at all) is the committed one the README quotes.
+  // Only a complete full run with the default settings (no option at all) is the committed one the docs quote.
   if (process.argv.length === 2) {
-    writeBlock(resolve('README.md'), readmeBlock(report));
-    log('bench: README.md Benchmarks figures regenerated from this run');
+    writePublished(join(__dirname, '..'), report);
+    log('bench: docs/benchmarks.md and README.md figures regenerated from this run');
   }
   log(`\nbench: done in ${Math.round((Date.now() - started) / 1000)} s; report: ${join(outDir, 'RESULTS.md')}`);
   const missed = groups.flatMap((g) =>

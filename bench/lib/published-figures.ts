@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { GeneratedBlock } from '../../test/harness/generated-block';
 import type { BenchReport } from './report-markdown';
 import { ratioTargetText } from './report-markdown';
@@ -6,17 +7,22 @@ import { fmt, fmtSummary } from './stats';
 import { HEADLINE_CONCURRENCY, SWEEP_LEVELS } from './sweep';
 
 /**
- * The benchmark figures as the README shows them: generated from the committed bench/results/results.json (a full
- * run) between two markers, never typed, so a figure cannot drift from the run it came from.
+ * The benchmark figures as docs/benchmarks.md (every table) and README.md (a summary) show them: generated from the
+ * committed bench/results/results.json (a full run) between markers, never typed, so a figure cannot drift from the
+ * run it came from.
  */
-const BLOCK = new GeneratedBlock(
+const FIGURES_BLOCK = new GeneratedBlock(
   '<!-- bench-figures:begin (generated from bench/results/results.json by npm run bench; do not edit) -->',
   '<!-- bench-figures:end -->',
+);
+const SUMMARY_BLOCK = new GeneratedBlock(
+  '<!-- bench-summary:begin (generated from bench/results/results.json by npm run bench; do not edit) -->',
+  '<!-- bench-summary:end -->',
 );
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-/** The library groups of the concurrency sweep, in the order the README lists them. */
+/** The library groups of the concurrency sweep, in the order the tables list them. */
 const SWEEP_SUITES: Array<[id: string, title: string]> = [
   ['cache', 'cache hit'],
   ['rate-limit', 'rate limit, one policy'],
@@ -52,14 +58,15 @@ function labelsOf<T extends { label: string }>(lists: ReadonlyArray<readonly T[]
   return [...new Set(lists.flatMap((list) => (list ?? []).map((item) => item.label)))];
 }
 
-function environmentLine(report: BenchReport): string {
+/** `resultsLink` is the path of bench/RESULTS.md from the document the block is in. */
+function environmentLine(report: BenchReport, resultsLink: string): string {
   const env = report.environment;
   const versions = Object.entries(env.versions)
     .filter(([, version]) => version !== 'not installed')
     .map(([name, version]) => `${name} ${version}`)
     .join(', ');
   return (
-    `From the committed ${report.mode} run of ${env.date.slice(0, 10)} ([bench/RESULTS.md](bench/RESULTS.md)): ${env.cpu}, ` +
+    `From the committed ${report.mode} run of ${env.date.slice(0, 10)} ([bench/RESULTS.md](${resultsLink})): ${env.cpu}, ` +
     `${env.cores} cores, Node ${env.node}, Redis ${env.redis}, load average ${env.loadAverage} at the start (a shared machine: ` +
     `read the ranges). Versions: ${versions}. Every figure is the median over rounds with its min–max; a ratio is taken ` +
     'inside each round; a round with errors on either side is left out.'
@@ -204,11 +211,11 @@ function missed(report: BenchReport): string[] {
     : ['Every target was met in this run.'];
 }
 
-/** The README's Benchmarks block: the end-to-end tables first, then library ratios by concurrency, then the limits. */
-export function readmeBlock(report: BenchReport): string {
+/** docs/benchmarks.md: the end-to-end tables first, then library ratios by concurrency, then the limits. */
+export function docsBlock(report: BenchReport): string {
   const groups = new Map(report.groups.map((g) => [g.id, g]));
   return [
-    environmentLine(report),
+    environmentLine(report, '../bench/RESULTS.md'),
     '',
     ...endToEnd(groups),
     ...libraryRatios(groups),
@@ -221,8 +228,49 @@ export function readmeBlock(report: BenchReport): string {
     .trim();
 }
 
-/** The generated block currently in `text` (undefined without markers). */
-export const blockIn = BLOCK.in;
+/** The headline comparison of each library group: its first ratio (ours against its main peer), at both ends of the sweep. */
+function headlines(groups: Map<string, GroupResult>): string[] {
+  return SWEEP_SUITES.flatMap(([id, title]) => {
+    const ratios = SWEEP_LEVELS.map((c) => groups.get(`${id}@${c}`)?.ratios[0]);
+    const first = ratios.find(Boolean);
+    if (!first) return [];
+    const at = (c: (typeof SWEEP_LEVELS)[number]) => {
+      const r = ratios[SWEEP_LEVELS.indexOf(c)];
+      return r && r.summary.n > 0 ? `${fmt(r.summary.median)}×` : '–';
+    };
+    const peer = first.label.split(' / ').slice(1).join(' / ') || first.label;
+    return [`${title} vs ${peer} ${at(HEADLINE_CONCURRENCY)} (1 caller: ${at(1)})`];
+  });
+}
 
-/** Rewrites the block of `file` with `block`; the markers must be there already. */
-export const writeBlock = BLOCK.write;
+/** README.md: the run, the headline ratios at both ends of the sweep, and how many targets were met. */
+export function summaryBlock(report: BenchReport): string {
+  const groups = new Map(report.groups.map((g) => [g.id, g]));
+  const env = report.environment;
+  const targets = report.groups.flatMap((g) => [...g.ratios, ...g.differences]).filter((r) => r.met !== undefined);
+  const met = targets.filter((r) => r.met).length;
+  return [
+    `Committed full run of ${env.date.slice(0, 10)} (${env.cpu}, ${env.cores} cores, Redis ${env.redis}; a shared machine). ` +
+      `Ours ÷ the peer, median over rounds, at ${HEADLINE_CONCURRENCY} concurrent callers: ${headlines(groups).join('; ')}.`,
+    `${met} of ${targets.length} targets met, ${targets.length - met} missed: every table, range and missed target is in ` +
+      '[docs/benchmarks.md](docs/benchmarks.md).',
+  ].join('\n');
+}
+
+/** One generated block of one document. */
+export interface PublishedBlock {
+  readonly file: string;
+  readonly block: GeneratedBlock;
+  readonly render: (report: BenchReport) => string;
+}
+
+/** The documents and the blocks each carries. */
+export const PUBLISHED = (root: string): readonly PublishedBlock[] => [
+  { file: join(root, 'README.md'), block: SUMMARY_BLOCK, render: summaryBlock },
+  { file: join(root, 'docs/benchmarks.md'), block: FIGURES_BLOCK, render: docsBlock },
+];
+
+/** Rewrites every published block from `report`; the markers must be there already. */
+export function writePublished(root: string, report: BenchReport): void {
+  for (const published of PUBLISHED(root)) published.block.write(published.file, published.render(report));
+}

@@ -1,17 +1,24 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { blockIn, readmeBlock } from '../../bench/lib/published-figures';
+import { PUBLISHED } from '../../bench/lib/published-figures';
 import type { BenchReport } from '../../bench/lib/report-markdown';
 import { brokenContenders } from '../../bench/lib/runner';
 
-// The README's benchmark figures are the committed full run's, as generated: a hand edit, or a run committed
-// without the README it regenerated, fails here.
+// The published benchmark figures (docs/benchmarks.md's tables, the README's summary) are the committed full run's,
+// as generated: a hand edit, or a run committed without the documents it regenerated, fails here.
 describe('published benchmark figures', () => {
   const root = join(__dirname, '../..');
   const report = JSON.parse(readFileSync(join(root, 'bench/results/results.json'), 'utf8')) as BenchReport;
 
-  it('README.md shows the committed run', () => {
-    expect(blockIn(readFileSync(join(root, 'README.md'), 'utf8'))).toBe(readmeBlock(report));
+  it.each(PUBLISHED(root).map((p) => [p.file.slice(root.length + 1), p.render.name, p] as const))(
+    '%s shows the committed run (%s)',
+    (_, __, published) => {
+      expect(published.block.in(readFileSync(published.file, 'utf8'))).toBe(published.render(report));
+    },
+  );
+
+  it('the full tables live in docs/benchmarks.md, not in the README', () => {
+    expect(readFileSync(join(root, 'README.md'), 'utf8')).not.toContain('bench-figures:begin');
   });
 
   it('the committed run is a full run in which no contender broke', () => {

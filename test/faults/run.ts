@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { now } from './lib/measure';
 import { REPO_ROOT } from './lib/child';
-import { PUBLISHED, writeBlock } from './lib/published-figures';
+import { writePublished } from './lib/published-figures';
 import { jsonLine, missingCoverage, renderMarkdown, type ScenarioOutcome, verdict, writeReport } from './lib/report';
 import { broken, check, type Scenario, type ScenarioContext } from './lib/scenario';
 import { SCENARIOS } from './scenarios';
@@ -135,7 +135,7 @@ async function main(): Promise<void> {
   if (!only && !quick) {
     writeReport(join(__dirname, 'REPORT.md'), markdown);
     writeReport(join(__dirname, 'report.jsonl'), jsonl);
-    for (const published of PUBLISHED(REPO_ROOT)) writeBlock(published.file, published.render(outcomes));
+    writePublished(REPO_ROOT, outcomes);
   } else if (!only) {
     const dir = join(REPO_ROOT, 'test-results');
     mkdirSync(dir, { recursive: true });
