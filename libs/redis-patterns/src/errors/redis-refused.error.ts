@@ -1,3 +1,4 @@
+import { httpAnswer } from './http-answer';
 import { HttpMappableDomainError, type HttpResponseSpec } from './http-mappable';
 
 // Replies that say the server will never run this command for this connection as configured: an ACL permission
@@ -44,8 +45,11 @@ export class RedisRefusedError extends HttpMappableDomainError {
     return 'RedisRefusedError';
   }
 
-  /** A server misconfiguration: 503 to the caller, without the details (they are in the server log). */
+  /**
+   * A server misconfiguration: 503 to the caller, without the details (they are in the server log), and without
+   * `Retry-After`: retrying will not help until the configuration is fixed.
+   */
   toHttpResponse(): HttpResponseSpec {
-    return { status: 503, body: { statusCode: 503, error: 'Service Unavailable', message: 'The service cannot use its Redis server' } };
+    return httpAnswer(503, 'The service cannot use its Redis server');
   }
 }

@@ -1,3 +1,4 @@
+import { httpAnswer } from '../errors/http-answer';
 import { HttpMappableDomainError, type HttpResponseSpec } from '../errors/http-mappable';
 
 /**
@@ -20,11 +21,8 @@ export class IdempotencyConflictError extends HttpMappableDomainError {
   }
 
   toHttpResponse(): HttpResponseSpec {
-    return {
-      status: 409,
-      headers: { 'Retry-After': String(Math.max(1, Math.ceil(this.retryAfterMs / 1000))) },
-      body: { statusCode: 409, error: 'Conflict', message: 'A request with this idempotency key is still being processed; retry later.' },
+    return httpAnswer(409, 'A request with this idempotency key is still being processed; retry later.', {
       retryAfterMs: this.retryAfterMs,
-    };
+    });
   }
 }

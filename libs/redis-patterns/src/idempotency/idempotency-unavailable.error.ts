@@ -1,4 +1,6 @@
+import { httpAnswer } from '../errors/http-answer';
 import { HttpMappableDomainError, type HttpResponseSpec } from '../errors/http-mappable';
+import { outageDetail } from '../errors/redis-unavailable.error';
 
 /**
  * Thrown by `@Idempotent` and `IdempotencyService` when Redis cannot answer (down, or frozen past the command
@@ -10,7 +12,10 @@ export class IdempotencyUnavailableError extends HttpMappableDomainError {
     readonly scope: string,
     options?: { cause?: unknown },
   ) {
-    super(`Idempotency for ${scope} is unavailable (Redis did not answer); the call was refused, not run.`, options);
+    super(
+      `Idempotency for ${scope} is unavailable (Redis did not answer); the call was refused, not run.${outageDetail(options?.cause)}`,
+      options,
+    );
   }
 
   override get name(): string {
@@ -18,11 +23,6 @@ export class IdempotencyUnavailableError extends HttpMappableDomainError {
   }
 
   toHttpResponse(): HttpResponseSpec {
-    return {
-      status: 503,
-      headers: { 'Retry-After': '1' },
-      body: { statusCode: 503, error: 'Service Unavailable', message: 'Idempotency is unavailable; retry later.' },
-      retryAfterMs: 1000,
-    };
+    return httpAnswer(503, 'Idempotency is unavailable; retry later.', { retryAfterMs: 1000 });
   }
 }

@@ -1,4 +1,6 @@
+import { httpAnswer } from '../errors/http-answer';
 import { HttpMappableDomainError, type HttpResponseSpec } from '../errors/http-mappable';
+import { outageDetail } from '../errors/redis-unavailable.error';
 
 /**
  * Why a lock was not acquired:
@@ -23,7 +25,7 @@ export class LockNotAcquiredError extends HttpMappableDomainError {
     readonly retryAfterMs: number,
     options?: { cause?: unknown },
   ) {
-    super(`Lock "${resource}" was not acquired (${reason}).`, options);
+    super(`Lock "${resource}" was not acquired (${reason}).${outageDetail(options?.cause)}`, options);
   }
 
   override get name(): string {
@@ -31,20 +33,8 @@ export class LockNotAcquiredError extends HttpMappableDomainError {
   }
 
   toHttpResponse(): HttpResponseSpec {
-    const retryAfter = String(Math.max(1, Math.ceil(this.retryAfterMs / 1000)));
-    const status = this.reason === 'contention' ? 409 : 503;
-    return {
-      status,
-      headers: { 'Retry-After': retryAfter },
-      body: {
-        statusCode: status,
-        error: status === 409 ? 'Conflict' : 'Service Unavailable',
-        message:
-          this.reason === 'contention'
-            ? 'The resource is locked by another operation; retry later.'
-            : 'The resource lock is unavailable; retry later.',
-      },
-      retryAfterMs: this.retryAfterMs,
-    };
+    return this.reason === 'contention'
+      ? httpAnswer(409, 'The resource is locked by another operation; retry later.', { retryAfterMs: this.retryAfterMs })
+      : httpAnswer(503, 'The resource lock is unavailable; retry later.', { retryAfterMs: this.retryAfterMs });
   }
 }

@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
+import { RedisUnavailableError } from '../errors/redis-unavailable.error';
 
 const MAX_PENDING_ORPHANS = 10_000;
 
@@ -20,8 +21,8 @@ export class OrphanReleases {
   /** After `error` failed the acquisition of `token`'s lease: gives it back, now and, if need be, once ready. */
   release(token: string, error: unknown, release: () => Promise<unknown>): void {
     // A send that was refused never reached the server: nothing to clean up later. A command that timed out, or that
-    // was failed because its socket closed before the reply (MaxRetriesPerRequestError), may have been delivered.
-    const maybeDelivered = error instanceof Error && (error.message === 'Command timed out' || error.name === 'MaxRetriesPerRequestError');
+    // was failed because its socket closed before the reply, may have been delivered.
+    const maybeDelivered = error instanceof RedisUnavailableError && error.mayHaveRun;
     release().catch(() => maybeDelivered && this.releaseWhenReady(token, release));
   }
 

@@ -62,6 +62,7 @@ export class StreamsService implements BeforeApplicationShutdown {
    * default from `streams.maxLen`): a stream is bounded by length instead of a TTL. Trimming can drop entries a
    * group has not read yet, so size `maxLen` for the worst consumer backlog. Inside a traced span (an OpenTelemetry
    * SDK registered) the entry also gets `traceparent` (and `tracestate`) fields, which consumers strip again.
+   * @throws RedisUnavailableError when Redis is unreachable (503 with `Retry-After` over HTTP).
    */
   async add(stream: string, fields: StreamFields, options: { maxLen?: number } = {}): Promise<string> {
     const key = this.keyOf(stream);

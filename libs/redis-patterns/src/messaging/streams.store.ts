@@ -1,4 +1,5 @@
 import type { RedisClient, RedisConnections } from '../core/connections/redis-connections';
+import { DEFAULT_CONNECTION } from '../core/options/resolve-options';
 import { RedisExecutor } from '../core/scripts/redis-executor';
 import { deliveriesOfPendingReply, entriesOfReadReply, parseAutoClaimIdsReply, type RawEntry } from './stream-replies';
 
@@ -170,7 +171,7 @@ export class RedisStreamsStore implements StreamsStore {
   openReader(purpose: string): StreamReader {
     // CLIENT SETNAME accepts no spaces: the connection name shows the purpose, sanitised.
     const client = this.connections.createDedicated(purpose.replace(/[^\w.:-]/g, '_').slice(0, 100), this.connection);
-    return new RedisStreamReader(client, () => this.connections.closeDedicated(client));
+    return new RedisStreamReader(client, this.connection ?? DEFAULT_CONNECTION, () => this.connections.closeDedicated(client));
   }
 }
 
@@ -179,9 +180,12 @@ class RedisStreamReader implements StreamReader {
 
   constructor(
     private readonly client: RedisClient,
+    connection: string,
     readonly close: () => Promise<void>,
   ) {
     this.redis = RedisExecutor.of(client);
+    // A connection of its own to the same server: its outages read as the configured connection's.
+    this.redis.connection = connection;
   }
 
   async readGroup({ key, group, consumer }: GroupConsumer, { count, after, blockMs }: ReadGroupRequest): Promise<RawEntry[]> {

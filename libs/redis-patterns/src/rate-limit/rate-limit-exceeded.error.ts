@@ -1,4 +1,5 @@
 import type { RateLimitDecision } from './rate-limit-policy';
+import { httpAnswer } from '../errors/http-answer';
 import { HttpMappableDomainError, type HttpResponseSpec } from '../errors/http-mappable';
 
 /**
@@ -25,11 +26,6 @@ export class RateLimitExceededError extends HttpMappableDomainError {
   }
 
   toHttpResponse(): HttpResponseSpec {
-    return {
-      status: 429,
-      headers: { ...this.headers, 'Retry-After': String(Math.max(1, Math.ceil(this.decision.retryAfterMs / 1000))) },
-      body: { statusCode: 429, error: 'Too Many Requests', message: 'Rate limit exceeded', retryAfterMs: this.decision.retryAfterMs },
-      retryAfterMs: this.decision.retryAfterMs,
-    };
+    return httpAnswer(429, 'Rate limit exceeded', { retryAfterMs: this.decision.retryAfterMs, headers: this.headers });
   }
 }

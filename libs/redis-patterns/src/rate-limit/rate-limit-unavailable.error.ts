@@ -1,4 +1,6 @@
+import { httpAnswer } from '../errors/http-answer';
 import { HttpMappableDomainError, type HttpResponseSpec } from '../errors/http-mappable';
+import { outageDetail } from '../errors/redis-unavailable.error';
 
 /**
  * Thrown by a fail-closed limiter (`failOpen: false`, no in-memory fallback) when Redis cannot decide (down,
@@ -9,7 +11,7 @@ export class RateLimitUnavailableError extends HttpMappableDomainError {
     readonly limiter: string,
     options?: { cause?: unknown },
   ) {
-    super(`Rate limiter "${limiter}" is unavailable (Redis did not answer) and fails closed.`, options);
+    super(`Rate limiter "${limiter}" is unavailable (Redis did not answer) and fails closed.${outageDetail(options?.cause)}`, options);
   }
 
   override get name(): string {
@@ -17,11 +19,6 @@ export class RateLimitUnavailableError extends HttpMappableDomainError {
   }
 
   toHttpResponse(): HttpResponseSpec {
-    return {
-      status: 503,
-      headers: { 'Retry-After': '1' },
-      body: { statusCode: 503, error: 'Service Unavailable', message: 'Rate limiter unavailable' },
-      retryAfterMs: 1000,
-    };
+    return httpAnswer(503, 'Rate limiter unavailable', { retryAfterMs: 1000 });
   }
 }

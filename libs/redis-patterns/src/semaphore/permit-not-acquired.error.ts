@@ -1,5 +1,6 @@
 import type { HttpResponseSpec } from '../errors/http-mappable';
 import { LockNotAcquiredError } from '../lock/lock-not-acquired.error';
+import { outageDetail } from '../errors/redis-unavailable.error';
 
 /**
  * Why no permit was acquired: `contention` (every permit stayed in use for the whole wait), `unavailable` (Redis did
@@ -25,7 +26,7 @@ export class PermitNotAcquiredError extends LockNotAcquiredError {
     options?: { cause?: unknown },
   ) {
     super(semaphore, reason, retryAfterMs, options);
-    this.message = `No permit of semaphore "${semaphore}" (${permits} permits) was acquired (${reason}).`;
+    this.message = `No permit of semaphore "${semaphore}" (${permits} permits) was acquired (${reason}).${outageDetail(options?.cause)}`;
   }
 
   override toHttpResponse(): HttpResponseSpec {

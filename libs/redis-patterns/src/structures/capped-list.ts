@@ -15,7 +15,8 @@ export interface CappedPushOptions {
 }
 
 /**
- * Capped lists, newest first: activity feeds, "recently viewed", the last N events. Items are stored as JSON.
+ * Capped lists, newest first: activity feeds, "recently viewed", the last N events. Items are stored as JSON. An
+ * outage rejects with `RedisUnavailableError` (503 with `Retry-After` over HTTP).
  *
  * @example
  * await feed.push('user:42', { type: 'login', at: Date.now() }, { maxLength: 50, ttlMs: 7 * 86_400_000 });

@@ -19,6 +19,8 @@ import { checkCount, checkName, checkTtlMs } from './structure-args';
  * Ranks are 1-based and ordinal: members with equal scores get consecutive ranks, ordered by member name,
  * reverse-lexicographically (Redis' ZREVRANGE order). Encode a tie-breaker in the score if you need another order.
  *
+ * An outage rejects with `RedisUnavailableError` (503 with `Retry-After` over HTTP).
+ *
  * @example
  * await leaderboard.incr('arena', 'alice', 10, { period: 'day' });
  * const podium = await leaderboard.top('arena', 3, { period: 'week' });

@@ -28,7 +28,8 @@ export interface TouchSessionOptions {
  *   never lose each other's writes; it never creates a session, so nothing resurrects one after `destroy`.
  * - `touch` slides the idle TTL, capped by the absolute lifetime on the server clock.
  *
- * Redis errors propagate: a session read that fails is never treated as "anonymous" (fail closed).
+ * Redis errors propagate: a session read that fails is never treated as "anonymous" (fail closed). An outage rejects
+ * with `RedisUnavailableError` (503 with `Retry-After` over HTTP).
  *
  * @example
  * const id = await sessions.create({ userId: 42 }, { ttlMs: 1_800_000, maxLifetimeMs: 43_200_000 });

@@ -19,6 +19,8 @@ const MAX_ITEMS_PER_CALL = 10_000;
  * In memory mode (`connection: 'memory://'`) each counter is an exact set instead: counts are exact, and memory grows
  * with the number of distinct items.
  *
+ * An outage rejects with `RedisUnavailableError` (503 with `Retry-After` over HTTP).
+ *
  * @example
  * await counter.add('visitors:2026-01-05', userId);
  * const weekly = await counter.count('visitors:2026-01-05', 'visitors:2026-01-06');

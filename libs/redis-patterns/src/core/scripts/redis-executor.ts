@@ -3,8 +3,10 @@ import { type BatchedScript, batchOfOne, shapeMismatch } from './batched-script'
 import { ReadBatches } from './read-batches';
 import type { RedisScript } from './redis-script';
 import { failBatch, type PendingBatch, ScriptBatches, settleBatch } from './script-batches';
+import { outageReason } from './outage-reason';
 import { wasRefused } from './was-refused';
 import { RedisRefusedError } from '../../errors/redis-refused.error';
+import { RedisUnavailableError } from '../../errors/redis-unavailable.error';
 
 type RedisArg = string | number | Buffer;
 type RedisClient = Redis | Cluster;
@@ -32,6 +34,11 @@ const BINARY: ReplyEncoding = {};
  */
 export class RedisExecutor {
   private static readonly executors = new WeakMap<RedisClient, RedisExecutor>();
+  /**
+   * The configured name of this executor's connection, which outage errors name (set when the module opens the
+   * connection). Without it they name the server's address.
+   */
+  connection?: string;
   /** Called when a command of this connection timed out (its connection's metrics count them). */
   onTimeout?: () => void;
   /**
@@ -103,12 +110,18 @@ export class RedisExecutor {
         .call(command, command === 'eval' ? script.lua : script.sha, ...batch)
         .call('wait', replicas, timeoutMs)
         .exec() as Promise<Array<[Error | null, unknown]>>;
-    let [[scriptError, replies], [waitError, acks]] = await send('evalsha');
-    if (isNoScript(scriptError)) [[scriptError, replies], [waitError, acks]] = await send('eval');
+    const sent = (command: 'evalsha' | 'eval') =>
+      send(command).catch((error: unknown) => {
+        throw this.failed(command, error);
+      });
+    let [[scriptError, replies], [waitError, acks]] = await sent('evalsha');
+    if (isNoScript(scriptError)) [[scriptError, replies], [waitError, acks]] = await sent('eval');
     if (scriptError) throw this.failed('evalsha', scriptError);
     const [reply] = replies as unknown[];
     if (reply instanceof Error) throw this.failed('evalsha', reply);
-    if (waitError) return { reply: reply as TItem, acks: 0, waitError };
+    // A refusal of WAIT is the caller's to judge (the script ran); an outage gets the library's wording.
+    if (waitError)
+      return { reply: reply as TItem, acks: 0, waitError: outageReason(waitError) ? (this.failed('wait', waitError) as Error) : waitError };
     return { reply: reply as TItem, acks: Number(acks) };
   }
 
@@ -174,8 +187,9 @@ export class RedisExecutor {
 
   // Every command's reply passes here: the one place that sees a command go without its reply — its deadline
   // expired, or its connection closed first (the socket is dropped just before the deadline when the server stays
-  // silent, and ioredis then fails what awaited a reply with MaxRetriesPerRequestError) — and the one place that
-  // tells a configuration refusal (NOPERM, unknown command, WRONGTYPE) from an outage, for every pattern.
+  // silent, and ioredis then fails what awaited a reply with MaxRetriesPerRequestError), or it could not be sent —
+  // and the one place that tells a configuration refusal (NOPERM, unknown command, WRONGTYPE) from an outage, for
+  // every pattern.
   private settled<TReply>(command: string, reply: Promise<TReply>): Promise<TReply> {
     return reply.then(
       (value) => {
@@ -188,9 +202,23 @@ export class RedisExecutor {
     );
   }
 
-  /** What a failed command rejects with: configuration replies become {@link RedisRefusedError}. */
+  /**
+   * What a failed command rejects with: an outage (no answer, or no connection to send it on) becomes
+   * {@link RedisUnavailableError} naming the connection, configuration replies become {@link RedisRefusedError};
+   * anything else (a script's error, a reply) is returned unchanged.
+   */
   failed(command: string, error: unknown): unknown {
-    if (error instanceof Error && (error.message === 'Command timed out' || error.name === 'MaxRetriesPerRequestError')) this.onTimeout?.();
+    if (error instanceof RedisUnavailableError) return error;
+    const reason = outageReason(error);
+    if (reason !== undefined) {
+      const unavailable = new RedisUnavailableError(this.connection ?? addressOf(this.client), command, reason, {
+        timeoutMs: commandTimeoutOf(this.client),
+        reconnecting: this.client.status !== 'end',
+        cause: error,
+      });
+      if (unavailable.mayHaveRun) this.onTimeout?.();
+      return unavailable;
+    }
     const classified = RedisRefusedError.from(command, error);
     if (classified instanceof RedisRefusedError) this.lastRefusal = classified;
     return classified;
@@ -200,6 +228,19 @@ export class RedisExecutor {
   private alone<TReply>(name: string, args: ReadonlyArray<unknown>, encoding: ReplyEncoding = UTF8): Promise<TReply> {
     return this.client.sendCommand(new Command(name, args as RedisArg[], encoding)) as Promise<TReply>;
   }
+}
+
+/** Where a connection the module did not name points: its address (never credentials). */
+function addressOf(client: RedisClient): string {
+  if ((client as Cluster).isCluster === true) return 'cluster';
+  const { host, port, sentinels, name } = (client as Redis).options;
+  return sentinels?.length ? `sentinel:${name}` : `${host ?? '127.0.0.1'}:${port ?? 6379}`;
+}
+
+/** The client's command deadline (a cluster's is its nodes'), when it has one. */
+function commandTimeoutOf(client: RedisClient): number | undefined {
+  const options = (client as Cluster).isCluster === true ? (client as Cluster).options.redisOptions : (client as Redis).options;
+  return options?.commandTimeout;
 }
 
 function isNoScript(error: unknown): boolean {
