@@ -117,7 +117,7 @@ export class Campaign {
         return this.schedule();
       }
       this.context.outage.warn(
-        `Leader election for "${this.role}": Redis did not answer (${(error as Error).message}); this instance stays a follower and retries every ${renewEveryMs} ms.`,
+        `Leader election for "${this.role}": ${(error as Error).message} This instance stays a follower and retries every ${renewEveryMs} ms.`,
       );
       return this.schedule();
     }
