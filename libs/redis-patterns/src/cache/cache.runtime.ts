@@ -11,6 +11,7 @@ import { CacheKeys } from './engine/cache-keys';
 import { CACHE_STORE, type CacheStore } from './cache.store';
 import type { EntryPolicy } from './engine/entry-policy';
 import { NearCache } from './near/near-cache';
+import type { StartupWait } from '../core/connections/startup-wait';
 
 /**
  * The cache's settings (resolved once, at startup) and machinery — keys, engine, store, near cache — shared by
@@ -30,7 +31,7 @@ export class CacheRuntime implements OnModuleInit, BeforeApplicationShutdown {
    * still see the bump when it registers (so longer than a lock wait plus a lock TTL, twice over).
    */
   readonly tagEpochTtlMs: number;
-  private readonly connectTimeoutMs: number;
+  private readonly startupWait: StartupWait;
   private readonly shutdownTimeoutMs: number;
   private readonly stopWatchingReady: () => void;
 
@@ -47,7 +48,7 @@ export class CacheRuntime implements OnModuleInit, BeforeApplicationShutdown {
     this.stopWatchingReady = store.onReady(() => this.engine.health.connectionReady());
     this.defaults = { ttlMs: this.settings.defaultTtlMs, jitter: this.settings.jitter, near: this.settings.nearCache.enabled };
     this.near = new NearCache(this.settings.nearCache, store);
-    this.connectTimeoutMs = options.connectTimeoutMs;
+    this.startupWait = options.startupWait;
     this.shutdownTimeoutMs = options.shutdownTimeoutMs;
     this.tagEpochTtlMs = Math.max(60_000, 2 * (this.settings.lockTtlMs + this.settings.lockWaitMs));
   }
@@ -72,7 +73,7 @@ export class CacheRuntime implements OnModuleInit, BeforeApplicationShutdown {
   startNear(): Promise<void> {
     this.engine.near = this.near;
     this.engine.store.onChange = (entry) => this.near.invalidateLocal(entry);
-    return this.near.start(this.connectTimeoutMs);
+    return this.near.start(this.startupWait.ms());
   }
 
   /** Lets running loads and background refreshes finish (bounded by `shutdownTimeoutMs`) before connections close. */

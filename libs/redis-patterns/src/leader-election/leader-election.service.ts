@@ -171,7 +171,7 @@ export class LeaderElection implements OnApplicationBootstrap, BeforeApplication
     const starting = [...this.declared]
       .filter(([role]) => !this.campaigns.has(role))
       .map(([role, { settings }]) => this.start(role, settings));
-    if (starting.length > 0) await withDeadline(Promise.all(starting), this.options.connectTimeoutMs, () => undefined);
+    if (starting.length > 0) await withDeadline(Promise.all(starting), this.options.startupWait.ms(), () => undefined);
   }
 
   /**

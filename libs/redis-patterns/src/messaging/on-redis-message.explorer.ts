@@ -9,7 +9,7 @@ import { withDeadline } from '../core/time/with-deadline';
 
 /**
  * Subscribes every `@OnRedisMessage` method at bootstrap. It waits for the subscriptions (up to
- * `connectTimeoutMs`), so once `app.init()` has resolved every decorated method receives what is published; a
+ * `connectTimeoutMs`, and not at all while a connection is down: see `StartupWait`), so once `app.init()` has resolved every decorated method receives what is published; a
  * Redis that is down does not block startup: the subscriptions complete when the subscriber connects.
  */
 @Injectable()
@@ -33,6 +33,6 @@ export class OnRedisMessageExplorer implements OnApplicationBootstrap {
       }
     }
     if (subscriptions.length === 0) return;
-    await withDeadline(Promise.all(subscriptions), this.options.connectTimeoutMs, () => undefined);
+    await withDeadline(Promise.all(subscriptions), this.options.startupWait.ms(), () => undefined);
   }
 }

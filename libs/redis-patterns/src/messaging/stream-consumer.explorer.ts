@@ -52,6 +52,6 @@ export class StreamConsumerExplorer implements OnModuleInit, OnApplicationBootst
     );
     // Wait until every group exists, so entries added right after startup are not raced; but a Redis that is down
     // must not hold the application's startup hostage: consumers keep retrying in the background.
-    await withDeadline(Promise.all(handles.map((handle) => handle.ready)), this.options.connectTimeoutMs, () => undefined);
+    await withDeadline(Promise.all(handles.map((handle) => handle.ready)), this.options.startupWait.ms(), () => undefined);
   }
 }

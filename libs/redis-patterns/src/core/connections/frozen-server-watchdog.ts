@@ -1,4 +1,3 @@
-import type { LoggerService } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { withDeadline } from '../time/with-deadline';
 
@@ -16,8 +15,8 @@ export class FrozenServerWatchdog {
 
   constructor(
     private readonly client: Redis,
-    private readonly name: string,
-    private readonly logger: LoggerService,
+    /** Told before the socket is dropped, so the connection's state line names the cause. */
+    private readonly onFrozen: () => void,
     private readonly intervalMs: number,
     private readonly deadlineMs: number,
     private readonly threshold = 2,
@@ -50,7 +49,7 @@ export class FrozenServerWatchdog {
     }
     if (answer === 'timeout' && ++this.misses >= this.threshold && this.client.status === 'ready') {
       this.misses = 0;
-      this.logger.warn(`Redis connection "${this.name}" stopped answering: dropping it and reconnecting, so queued commands fail now`);
+      this.onFrozen();
       this.client.disconnect(true);
       // disconnect() ends the socket gracefully, which never completes against a frozen peer; destroying it makes
       // ioredis see the close now and reject the commands still awaiting a reply.

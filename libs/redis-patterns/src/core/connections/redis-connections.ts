@@ -7,7 +7,10 @@ import { DEFAULT_CONNECTION, type ResolvedCoreOptions } from '../options/resolve
 import { clientName, createClient, type ManagedClient } from './create-client';
 import { DEDICATED_CONNECTION_OVERRIDES } from './fail-fast-defaults';
 import { RedisExecutor } from '../scripts/redis-executor';
-import { closeClient, watchClientEvents, waitUntilReady } from './client-lifecycle';
+import { closeClient } from './client-lifecycle';
+import { stoppedAnswering } from './connection-failure';
+import { startConnections, type StartingConnection } from './connection-startup';
+import { ConnectionStateLog } from './connection-state-log';
 import { recordCommandTimeouts, recordConnectionMetrics } from './connection.metrics';
 import { FrozenServerWatchdog } from './frozen-server-watchdog';
 import { redactDebugOutput } from './redact-debug-output';
@@ -26,6 +29,7 @@ export class RedisConnections implements OnApplicationShutdown {
   private readonly managed = new Map<string, ManagedClient>();
   private readonly dedicated = new Set<RedisClient>();
   private readonly watchers: Array<{ start(): void; stop(): void }> = [];
+  private readonly stateLogs = new Map<string, ConnectionStateLog>();
   private readonly logger: LoggerService;
   private closed = false;
   /**
@@ -40,8 +44,11 @@ export class RedisConnections implements OnApplicationShutdown {
   }
 
   /**
-   * Creates every configured connection, waits (up to `connectTimeoutMs`) for each to be ready, and checks that each
-   * ready one may run the patterns' scripts on the keyPrefix's keys.
+   * Creates every configured connection, waits for them as `connectionStartup` says (by default, each one's first
+   * attempt, at most a second), and checks that each ready one may run the patterns' scripts on the keyPrefix's keys.
+   * Whatever fails, nothing it opened stays open.
+   * @throws ConnectionStartupError when a connection cannot be used (wrong credentials, unknown host; or not ready in
+   * time with `connectionStartup: 'wait'`).
    * @throws RedisRefusedError when Redis refuses that check (an ACL permission or key pattern missing).
    */
   static async open(options: ResolvedCoreOptions): Promise<RedisConnections> {
@@ -62,17 +69,34 @@ export class RedisConnections implements OnApplicationShutdown {
       connections.managed.set(name, managed);
       redactDebugOutput(managed.secrets);
       recordCommandTimeouts(managed.client, name);
+      RedisExecutor.of(managed.client).connection = name;
       if (managed.owned) {
-        watchClientEvents(managed.client, name, managed.secrets, connections.logger);
+        connections.stateLogs.set(name, connections.stateLog(managed.client, name, managed));
         recordConnectionMetrics(managed.client, name);
         connections.watch(managed, name);
       }
     }
-    await Promise.all(
-      [...connections.managed].map(([name, managed]) => waitUntilReady(managed, options.connectTimeoutMs, name, connections.logger)),
-    );
+    options.startupWait.track(() => [...connections.managed.values()].every((managed) => managed.client.status === 'ready'));
+    const starting: StartingConnection[] = [...connections.managed].map(([name, managed]) => ({
+      name,
+      managed,
+      stateLog: connections.stateLogs.get(name),
+    }));
+    try {
+      await startConnections(starting, options.connectionStartup, options.connectTimeoutMs, connections.logger);
+    } catch (error) {
+      await connections.onApplicationShutdown();
+      throw error;
+    }
     await connections.checkPermissions();
     return connections;
+  }
+
+  private stateLog(client: RedisClient, name: string, managed: ManagedClient, base?: string): ConnectionStateLog {
+    const { commandTimeoutMs, connectTimeoutMs } = this.options;
+    const coveredBy = base === undefined ? undefined : () => this.stateLogs.get(base)?.failure !== undefined;
+    const settings = { name, endpoint: managed.endpoint, secrets: managed.secrets, commandTimeoutMs, connectTimeoutMs };
+    return new ConnectionStateLog(client, { ...settings, dedicated: base !== undefined, coveredBy }, this.logger);
   }
 
   /**
@@ -106,8 +130,9 @@ export class RedisConnections implements OnApplicationShutdown {
   private watch(managed: ManagedClient, name: string): void {
     if (managed.client instanceof Cluster) return;
     const { commandTimeoutMs } = this.options;
+    const onFrozen = (): void => this.stateLogs.get(name)?.noteCause(stoppedAnswering({ endpoint: managed.endpoint, commandTimeoutMs }));
     const added: Array<{ start(): void; stop(): void }> = [
-      new FrozenServerWatchdog(managed.client, name, this.logger, Math.max(100, Math.floor(commandTimeoutMs / 2)), commandTimeoutMs),
+      new FrozenServerWatchdog(managed.client, onFrozen, Math.max(100, Math.floor(commandTimeoutMs / 2)), commandTimeoutMs),
     ];
     if (managed.kind === 'sentinel') added.push(new SentinelSwitchWatcher(managed.client, name, this.logger));
     for (const watcher of added) watcher.start();
@@ -167,7 +192,7 @@ export class RedisConnections implements OnApplicationShutdown {
           })
         : base.duplicate(overrides);
     const managed = this.managed.get(name)!;
-    watchClientEvents(client, `${name}:${purpose}`, managed.secrets, this.logger);
+    this.stateLog(client, `${name}:${purpose}`, managed, name);
     recordConnectionMetrics(client, name);
     this.dedicated.add(client);
     return client;

@@ -1,4 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
+import type { ConnectionStartup } from '../connections/startup-wait';
 import type { RedisConnectionConfig } from './connection-config.interface';
 
 /** The options of RedisPatternsModule that core owns; each pattern adds its own section. */
@@ -21,8 +22,22 @@ export interface CoreModuleOptions {
    * Applied to owned connections only; blocking readers and subscribers have no command deadline.
    */
   commandTimeoutMs?: number;
-  /** How long startup waits for each owned connection to become ready, in ms (default 5000). */
+  /**
+   * How long one connection attempt may take, in ms (default 5000); with `connectionStartup: 'wait'`, also how long
+   * startup waits for every connection to be ready.
+   */
   connectTimeoutMs?: number;
+  /**
+   * What startup does about a connection that is not ready (default `'check'`):
+   * - `'check'`: waits for each connection's first attempt, at most 1 s. Wrong credentials or a host name that does
+   *   not resolve fail startup with a `ConnectionStartupError`; a server that is down is logged and the application
+   *   starts, reconnecting in the background while patterns apply their outage policies.
+   * - `'wait'`: waits until every connection is ready, at most `connectTimeoutMs`, and fails startup otherwise (for
+   *   a deployment that should not serve before Redis is there).
+   * - `'retry'`: like `'check'`, but nothing fails startup: wrong credentials and unknown hosts are logged and retried
+   *   too (for platforms where the DNS name or the credentials appear after the application).
+   */
+  connectionStartup?: ConnectionStartup;
   /** Deadline of the QUIT sent to each owned connection at shutdown before it is disconnected, in ms (default 2000). */
   shutdownTimeoutMs?: number;
   /** Logger for connection events and pattern failures; defaults to Nest's Logger. */

@@ -1,9 +1,11 @@
 import type { LoggerService } from '@nestjs/common';
 import type { RedisConnectionConfig } from './connection-config.interface';
+import { CONNECTION_STARTUP_MODES, type ConnectionStartup, StartupWait } from '../connections/startup-wait';
 import {
   checkKnownKeys,
   checkNumber,
   checkObject,
+  checkOneOf,
   checkString,
   invalid,
   type OptionsValidationContext,
@@ -21,6 +23,9 @@ export interface ResolvedCoreOptions {
   readonly keyPrefix: string;
   readonly commandTimeoutMs: number;
   readonly connectTimeoutMs: number;
+  readonly connectionStartup: ConnectionStartup;
+  /** How long a pattern may hold startup for its own first commands (see `StartupWait`). */
+  readonly startupWait: StartupWait;
   readonly shutdownTimeoutMs: number;
   readonly logger?: LoggerService;
   /** `connection: 'memory://'`: every pattern runs in this process, no Redis (unit tests). */
@@ -33,6 +38,7 @@ const CORE_KEYS = [
   'keyPrefix',
   'commandTimeoutMs',
   'connectTimeoutMs',
+  'connectionStartup',
   'shutdownTimeoutMs',
   'logger',
   'allowMemoryInProduction',
@@ -85,12 +91,15 @@ export function resolveCoreOptions(
     invalid('logger', 'a Nest LoggerService (an object with log, error and warn methods)', options.logger);
   }
 
+  const connectTimeoutMs = checkNumber(options.connectTimeoutMs ?? 5000, 'connectTimeoutMs', { exclusiveMin: 0, unit: 'ms' });
   return {
     ...options,
     connections,
     keyPrefix,
     commandTimeoutMs: checkNumber(options.commandTimeoutMs ?? 500, 'commandTimeoutMs', { exclusiveMin: 0, max: 600_000, unit: 'ms' }),
-    connectTimeoutMs: checkNumber(options.connectTimeoutMs ?? 5000, 'connectTimeoutMs', { exclusiveMin: 0, unit: 'ms' }),
+    connectTimeoutMs,
+    connectionStartup: checkOneOf(options.connectionStartup ?? 'check', 'connectionStartup', CONNECTION_STARTUP_MODES),
+    startupWait: new StartupWait(connectTimeoutMs),
     shutdownTimeoutMs: checkNumber(options.shutdownTimeoutMs ?? 2000, 'shutdownTimeoutMs', { min: 0, unit: 'ms' }),
     logger: options.logger,
     inMemory,
