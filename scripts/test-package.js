@@ -2,6 +2,8 @@
 // `npm run test:package`: builds and packs libs/redis-patterns, then installs the tarball into fresh applications
 // outside the repository (temporary directories, a real `npm install` from the registry, no links) and runs the
 // scenario of test/package/scenario.cjs in each. The apps span both ends of the peer ranges and both module systems.
+// The TypeScript apps also type-check every file of docs/examples as their own code (a CommonJS and an ES module
+// consumer, importing 'nestjs-redis-patterns' from the tarball), so what the docs print compiles where users paste it.
 'use strict';
 const { execFileSync, spawnSync } = require('node:child_process');
 const { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } = require('node:fs');
@@ -11,9 +13,10 @@ const path = require('node:path');
 const root = path.resolve(__dirname, '..');
 const libDir = path.join(root, 'libs/redis-patterns');
 const fixtures = path.join(root, 'test/package');
+const docExamples = path.join(root, 'docs/examples');
 const APPS = [
-  { dir: 'cjs-nest11-express', build: true, main: 'dist/main.js' },
-  { dir: 'esm-nest12-fastify', build: true, main: 'dist/main.js' },
+  { dir: 'cjs-nest11-express', build: true, main: 'dist/main.js', examples: true },
+  { dir: 'esm-nest12-fastify', build: true, main: 'dist/main.js', examples: true },
   { dir: 'js-esm-nest12', build: false, main: 'main.mjs' },
 ];
 const STEP_TIMEOUT_MS = 5 * 60_000;
@@ -51,6 +54,10 @@ try {
     try {
       run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], dir);
       if (app.build) run('npm', ['run', 'build'], dir);
+      if (app.examples) {
+        cpSync(docExamples, path.join(dir, 'examples'), { recursive: true });
+        run('npm', ['run', 'typecheck:examples'], dir);
+      }
       const result = spawnSync(process.execPath, [app.main], { cwd: dir, stdio: 'inherit', timeout: STEP_TIMEOUT_MS });
       if (result.status !== 0) throw new Error(`${app.dir} exited with ${result.status ?? result.signal}`);
     } catch (error) {

@@ -34,7 +34,11 @@ export class ProductsControllerBefore {
 
 @Module({
   // `as never`: keyv ships separate CommonJS and ES module typings, and cache-manager's options name the other one.
-  imports: [CacheModule.register({ stores: [new Keyv({ store: new KeyvRedis(process.env.REDIS_URL) }) as never] })],
+  imports: [
+    // #region before
+    CacheModule.register({ stores: [new Keyv({ store: new KeyvRedis(process.env.REDIS_URL) }) as never] }),
+    // #endregion before
+  ],
   controllers: [ProductsControllerBefore],
 })
 export class AppModuleBefore {}
@@ -42,6 +46,7 @@ export class AppModuleBefore {}
 // ── The one-line route: same interceptor and cache manager, this module's store ──────────────────────────────────
 @Module({
   imports: [
+    // #region after
     RedisPatternsModule.forRoot({ connection: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }),
     CacheModule.registerAsync({
       inject: [CacheService],
@@ -49,6 +54,7 @@ export class AppModuleBefore {}
         stores: [new Keyv({ store: new RedisPatternsKeyvStore(cache), serialize: undefined, deserialize: undefined }) as never], // the one line
       }),
     }),
+    // #endregion after
   ],
   controllers: [ProductsControllerBefore],
 })

@@ -37,10 +37,12 @@ export class SearchControllerBefore {
 
 @Module({
   imports: [
+    // #region before
     ThrottlerModule.forRoot([
       { name: 'short', ttl: 1_000, limit: 3 },
       { name: 'long', ttl: 60_000, limit: 100, blockDuration: 300_000 },
     ]),
+    // #endregion before
   ],
   controllers: [SearchControllerBefore],
   providers: [{ provide: APP_GUARD, useClass: ThrottlerGuard }],
@@ -50,6 +52,7 @@ export class AppModuleBefore {}
 // ── The one-line route: same guard, same decorators, this module's storage ─────────────────────────────────────
 @Module({
   imports: [
+    // #region after
     RedisPatternsModule.forRoot({ connection: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }),
     ThrottlerModule.forRootAsync({
       inject: [RateLimiterService],
@@ -61,6 +64,7 @@ export class AppModuleBefore {}
         storage: new RedisPatternsThrottlerStorage(limiter), // the one line
       }),
     }),
+    // #endregion after
   ],
   controllers: [SearchControllerBefore],
   providers: [{ provide: APP_GUARD, useClass: ThrottlerGuard }],

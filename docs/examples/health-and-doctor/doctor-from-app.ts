@@ -1,0 +1,7 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { formatReport, RedisPatternsDoctor } from 'nestjs-redis-patterns';
+
+export async function doctorFromTheApplication(app: INestApplicationContext): Promise<void> {
+  const report = await app.get(RedisPatternsDoctor).run({ workloads: ['cache', 'locks'] });
+  console.log(formatReport(report));
+}
