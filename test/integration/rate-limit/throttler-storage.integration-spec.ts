@@ -88,8 +88,8 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('RedisPatternsTh
     expect(statuses).toEqual([200, 200, 200, 429]);
     const denied = await get('/throttled/login');
     expect(denied.status).toBe(429);
-    // 'login' allows 3 per 10 s and blocks 20 s: the wait is the block's. (A block shorter than the window waits for
-    // the window too, as with @nest-lab/throttler-storage-redis.)
+    // 'login' allows 3 per 10 s and blocks 20 s: the wait is the block's. (A block shorter than the window ends
+    // before it, as in the throttler's own storage: see throttler-storage-block.integration-spec.ts.)
     const retry = Number(denied.headers['retry-after-login']);
     expect(retry).toBeGreaterThan(15);
     expect(retry).toBeLessThanOrEqual(20);

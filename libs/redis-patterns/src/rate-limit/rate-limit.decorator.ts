@@ -2,7 +2,7 @@ import { SetMetadata, UseGuards } from '@nestjs/common';
 import { createAdvisedDecorator } from '../core/advice/create-advised-decorator';
 import { RateLimitAdvisor } from './rate-limit.advisor';
 import { RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA } from './rate-limit.constants';
-import { RateLimitGuard } from './rate-limit.guard';
+import { rateLimitGuardFor } from './rate-limit.guard';
 import type { RateLimitPolicy } from './rate-limit-policy';
 import { type RateLimitDecoratorOptions, type RateLimitPolicyResolver, toMetadata } from './resolve-limiter';
 
@@ -43,13 +43,13 @@ export function RateLimit(
   return ((target: object, propertyKey?: string | symbol, descriptor?: PropertyDescriptor) => {
     if (!descriptor) {
       Reflect.defineMetadata(RATE_LIMIT_METADATA, metadata, target);
-      UseGuards(RateLimitGuard)(target as Function);
+      UseGuards(rateLimitGuardFor((target as Function).name))(target as Function);
       return;
     }
     // Wrap first, then put our metadata on the wrapper: that is the function Nest's router and Reflector see.
     createAdvisedDecorator(RateLimitAdvisor, metadata)(target, propertyKey!, descriptor);
     Reflect.defineMetadata(RATE_LIMIT_METADATA, metadata, descriptor.value);
-    UseGuards(RateLimitGuard)(target, propertyKey!, descriptor);
+    UseGuards(rateLimitGuardFor(target.constructor.name, String(propertyKey)))(target, propertyKey!, descriptor);
     return descriptor;
   }) as ClassDecorator & MethodDecorator;
 }

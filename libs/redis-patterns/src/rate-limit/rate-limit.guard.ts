@@ -1,4 +1,4 @@
-import { type CanActivate, type ExecutionContext, Inject, Injectable, type Type } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Inject, Injectable, Optional, type Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { toContextError } from '../core/advice/context-errors';
 import { isAdvisedWrapper } from '../core/advice/create-advised-decorator';
@@ -13,6 +13,19 @@ import { RateLimiterService } from './rate-limiter.service';
 import type { CompiledPolicies } from './compile-policies';
 import { policiesOf, type RateLimitMetadata, type ResolvedLimiter, resolveLimiter, skipsHandlerCall } from './resolve-limiter';
 import { isThenable } from '../core/promises/is-thenable';
+import { RedisPatternsNotBoundError } from '../errors/redis-patterns-not-bound.error';
+
+const UNREACHABLE_MODULE =
+  'RedisPatternsModule is not imported in this application (add RedisPatternsModule.forRoot(...) to a module), ' +
+  'or it is registered with isGlobal: false and not imported by the module that declares this class';
+
+interface GuardSite {
+  readonly className: string;
+  readonly methodName?: string;
+}
+
+/** Where `@RateLimit` attached each guard class of {@link rateLimitGuardFor}. */
+const sites = new WeakMap<Function, GuardSite>();
 
 // The guard may run twice for one call (class and handler `@RateLimit`, or also as APP_GUARD: two instances): Nest
 // hands every guard of a call the same argument array.
@@ -38,12 +51,19 @@ interface HandlerLimiter {
 export class RateLimitGuard implements CanActivate {
   private readonly limiters = new WeakMap<Function, HandlerLimiter>();
 
+  // Optional so that, without the module's providers, the error names the decorated class and method instead of
+  // Nest's generic "can't resolve dependencies of the RateLimitGuard".
   constructor(
     protected readonly reflector: Reflector,
-    protected readonly limiter: RateLimiterService,
-    private readonly identity: RateLimitIdentity,
-    @Inject(RATE_LIMIT_SETTINGS) private readonly settings: RateLimitSettings,
-  ) {}
+    @Optional() protected readonly limiter: RateLimiterService,
+    @Optional() private readonly identity: RateLimitIdentity,
+    @Optional() @Inject(RATE_LIMIT_SETTINGS) private readonly settings: RateLimitSettings,
+  ) {
+    if (!limiter || !identity || !settings) {
+      const site = sites.get(new.target);
+      throw new RedisPatternsNotBoundError(site?.className ?? RateLimitGuard.name, site?.methodName, UNREACHABLE_MODULE);
+    }
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const entry = this.limiterFor(context);
@@ -98,4 +118,16 @@ export class RateLimitGuard implements CanActivate {
     this.limiters.set(handler, entry);
     return entry;
   }
+}
+
+/**
+ * The guard class `@RateLimit` attaches at one place (a class, or one of its methods): `RateLimitGuard` itself,
+ * except that an application without the module's providers fails startup naming that place.
+ */
+export function rateLimitGuardFor(className: string, methodName?: string): typeof RateLimitGuard {
+  const guard = class extends RateLimitGuard {};
+  sites.set(guard, { className, methodName });
+  // Nest names the guard in its own messages (and in a debugger): the same name as the class it extends.
+  Object.defineProperty(guard, 'name', { value: RateLimitGuard.name });
+  return guard;
 }
