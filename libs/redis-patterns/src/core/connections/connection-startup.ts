@@ -82,8 +82,9 @@ async function waitForAdopted({ name, managed }: StartingConnection, boundMs: nu
   if (client.status === 'ready') return;
   const ready = await new Promise<boolean>((resolve) => {
     const onReady = (): void => finish(true);
-    // Unreferenced: when another connection fails startup, this wait must not keep the process alive.
-    const timer = setTimeout(() => finish(false), boundMs).unref();
+    // Referenced: an unreferenced timer let a process with nothing else pending (a script, a test) exit in the middle
+    // of init(); the wait is bounded, so it never keeps a process alive longer than boundMs.
+    const timer = setTimeout(() => finish(false), boundMs);
     function finish(ok: boolean): void {
       clearTimeout(timer);
       client.off('ready', onReady);
