@@ -88,7 +88,7 @@ const tokenBucket: Check = (entry, { a: capacity, b: rate }, cost, now) => {
     resetNow: (capacity - tokens) / perMs,
     resetAfter,
     retry: ok ? 0 : cost > capacity ? capacity / perMs : Math.max((cost - tokens) / perMs, 1),
-    commit: () => ({ count: Math.max(tokens - cost, 0), at: now, expiresAt: now + Math.max(resetAfter, 1) }),
+    commit: () => ({ count: Math.max(tokens - cost, 0), at: now, expiresAt: now + Math.max(Math.ceil(resetAfter), 1) }),
   };
 };
 

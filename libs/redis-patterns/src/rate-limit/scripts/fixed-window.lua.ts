@@ -9,8 +9,13 @@ local function fixed_window(key, limit, window, cost)
   local stored = redis.call('GET', key)
   local count, ttl = 0, 0
   if stored then
-    count = tonumber(stored)
     ttl = redis.call('PTTL', key)
+    -- The counter's last millisecond (Redis keeps a key through the millisecond it expires in): its window is over,
+    -- and the commit starts the next one.
+    if ttl == 0 then stored = nil end
+  end
+  if stored then
+    count = tonumber(stored)
     -- A counter without TTL would limit forever; it cannot be written by this script, but repair it on commit.
     if ttl < 0 then ttl = -1 end
     if ttl > window then
@@ -48,6 +53,9 @@ end
 export const FIXED_WINDOW_ADJUST_LUA = `
 local function fixed_window_adjust(key, limit, window, delta)
   local stored = redis.call('GET', key)
+  local ttl = stored and redis.call('PTTL', key) or -2
+  -- A counter in its last millisecond (PTTL 0) belongs to a window that is over.
+  if ttl == 0 then stored = nil end
   local count = stored and tonumber(stored) or 0
   local target = math.min(math.max(count + delta, 0), limit)
   if not stored then
@@ -55,7 +63,6 @@ local function fixed_window_adjust(key, limit, window, delta)
     return limit - target, target > 0 and window or 0
   end
   if target ~= count then redis.call('INCRBY', key, target - count) end
-  local ttl = redis.call('PTTL', key)
   if ttl < 0 or ttl > window then
     redis.call('PEXPIRE', key, window)
     ttl = window

@@ -25,9 +25,10 @@ if cost == 0 then
   -- A peek: report without writing (INCRBY 0 would create counters).
   for i = 1, count do
     local limit, window = tonumber(ARGV[3 * i + 1]), tonumber(ARGV[3 * i + 2])
-    local used = tonumber(redis.call('GET', KEYS[i]) or '0')
-    local ttl = 0
-    if used > 0 then ttl = math.max(redis.call('PTTL', KEYS[i]), 0) end
+    -- A counter in its last millisecond (PTTL 0) belongs to a window that is over: it counts as none.
+    local ttl = math.max(redis.call('PTTL', KEYS[i]), 0)
+    local used = 0
+    if ttl > 0 then used = tonumber(redis.call('GET', KEYS[i]) or '0') end
     local retry = 0
     if used > limit then
       out[1] = 0
@@ -44,6 +45,12 @@ for i = 1, count do
   -- ARGV strings rather than Lua numbers: a number argument costs Redis a %.17g conversion.
   used[i] = redis.call('INCRBY', KEYS[i], ARGV[1])
   ttls[i] = redis.call('PTTL', KEYS[i])
+  if ttls[i] == 0 then
+    -- The counter's last millisecond (Redis keeps a key through the millisecond it expires in): its window is over,
+    -- so this hit is the first of the next one.
+    redis.call('SET', KEYS[i], ARGV[1])
+    used[i], ttls[i] = cost, -1
+  end
   if ttls[i] > tonumber(ARGV[3 * i + 2]) then
     -- Longer than its window: the expiry was set on a clock ahead of this server's and came here as an absolute
     -- time (a failover, a restored dump). The window ends at most a window from now, with its count.
@@ -66,11 +73,11 @@ if out[1] == 1 then
   end
   return out
 end
--- Denied: undo every increment.
+-- Denied: undo every increment. Only a counter this call created goes: one a refund left at 0 keeps its window.
 for i = 1, count do
   local limit, window = tonumber(ARGV[3 * i + 1]), tonumber(ARGV[3 * i + 2])
   local before = used[i] - cost
-  if before == 0 then redis.call('DEL', KEYS[i]) else redis.call('DECRBY', KEYS[i], ARGV[1]) end
+  if before == 0 and ttls[i] < 0 then redis.call('DEL', KEYS[i]) else redis.call('DECRBY', KEYS[i], ARGV[1]) end
   local ttl = math.max(ttls[i], 0)
   out[3 * i - 1] = math.max(limit - before, 0)
   out[3 * i] = ttl
