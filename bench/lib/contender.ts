@@ -52,9 +52,9 @@ export interface RatioSpec {
   numerator: string;
   denominator: string | readonly string[];
   metric?: RoundMetric;
-  /** Met when the median is at least this (throughput ratios). */
+  /** Met when at least three quarters of the rounds reach it (throughput ratios). */
   target?: number;
-  /** Met when the median is at most this (cost ratios, e.g. Redis CPU per operation). */
+  /** Met when at least three quarters of the rounds stay at or under it (cost ratios, e.g. Redis CPU per operation). */
   atMost?: number;
 }
 
@@ -67,9 +67,9 @@ export interface DifferenceSpec {
   numerator: string;
   baseline: string;
   metric: RoundMetric;
-  /** Met when the median difference is at most this. */
+  /** Met when at least three quarters of the rounds stay at or under it. */
   atMost?: number;
-  /** Also met only when the median difference is below the median of `peer - baseline`. */
+  /** Also met only when ours costs less than this peer in at least three quarters of the rounds. */
   peer?: string;
 }
 
@@ -86,7 +86,7 @@ export interface BenchGroup {
   contenders: Contender[];
   ratios: RatioSpec[];
   differences?: DifferenceSpec[];
-  /** Absolute floors from the issues, on a contender's median ops/s (e.g. streams ≥ 20k entries/s). */
+  /** Absolute floors from the issues, on a contender's ops/s in three quarters of the rounds (e.g. streams ≥ 20k entries/s). */
   minimums?: { label: string; contender: string; opsPerSec: number }[];
   /** Whether to run the concurrency-1 probe (library level only). */
   probe?: boolean;

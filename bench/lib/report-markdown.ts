@@ -1,6 +1,7 @@
 import type { Environment } from './environment';
 import type { GroupResult, RatioResult } from './runner';
 import { fmt, fmtSummary } from './stats';
+import { fmtSpread, spreadOf, type Verdict, verdictText } from './verdict';
 
 /** The data behind a report (also written as JSON). */
 export interface BenchReport {
@@ -14,7 +15,7 @@ export interface BenchReport {
 
 function contenderTable(group: GroupResult): string[] {
   const rows = [
-    '| contender | ops/s median (min–max) | p50 ms | p99 ms | p99.9 ms | client CPU µs/op | Redis CPU µs/op | Redis cmds/op | socket reads/op | at concurrency 1: round trips/op, commands |',
+    '| contender | ops/s | p50 ms | p99 ms | p99.9 ms | client CPU µs/op | Redis CPU µs/op | Redis cmds/op | socket reads/op | at concurrency 1: round trips/op, commands |',
     '|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const c of group.contenders) {
@@ -35,7 +36,7 @@ function contenderTable(group: GroupResult): string[] {
       ? ` ⚠ errors in ${withErrors.length} of ${c.rounds.length} rounds (${withErrors.map((r) => r.errors).join(', ')}; those rounds are left out of ratios)`
       : '';
     rows.push(
-      `| ${c.label} | ${fmtSummary(s.opsPerSec)}${errors} | ${fmt(s.p50Ms.median)} | ${fmt(s.p99Ms.median)} | ${fmt(s.p999Ms.median)} | ${fmt(s.clientCpuUsPerOp.median)} | ${fmt(s.redisCpuUsPerOp.median)} | ${fmt(s.commandsPerOp.median)} | ${fmt(s.readsPerOp.median)} | ${probe} |`,
+      `| ${c.label} | ${fmtSummary(s.opsPerSec)}${errors} | ${fmtSummary(s.p50Ms)} | ${fmtSummary(s.p99Ms)} | ${fmtSummary(s.p999Ms)} | ${fmtSummary(s.clientCpuUsPerOp)} | ${fmtSummary(s.redisCpuUsPerOp)} | ${fmtSummary(s.commandsPerOp)} | ${fmtSummary(s.readsPerOp)} | ${probe} |`,
     );
   }
   return rows;
@@ -55,11 +56,17 @@ export function ratioTargetText(r: Pick<RatioResult, 'target' | 'atMost'>): stri
   return [r.target !== undefined ? `≥ ${r.target}×` : '', r.atMost !== undefined ? `≤ ${r.atMost}×` : ''].filter(Boolean).join(', ');
 }
 
-/** `met`, `**missed**`, `not measured` or nothing (no target). */
-export function verdictOf(item: { met?: boolean; summary: { n: number } }, hasTarget: boolean): string {
+/** The verdict by the rule (`met`, `**missed**`, `not judged by rounds`), `not measured`, or nothing (no target). */
+export function verdictOf(item: { verdict?: Verdict; summary: { n: number } }): string {
   if (item.summary.n === 0) return 'not measured';
-  if (!hasTarget || item.met === undefined) return '';
-  return item.met ? 'met' : '**missed**';
+  return verdictText(item.verdict);
+}
+
+/** `median (p25–p75 a–b), min–max c–d`: the within-round values a verdict is read from. */
+function roundsText(perRound: readonly number[] | undefined, unit = ''): string {
+  const spread = spreadOf(perRound);
+  if (!spread) return '–';
+  return spread.n === 1 ? `${fmtSpread(spread)}${unit}` : `${fmtSpread(spread)}${unit}, min–max ${fmt(spread.min)}–${fmt(spread.max)}`;
 }
 
 /** The denominator's label, with the rows it was chosen from when the peer had several. */
@@ -73,13 +80,13 @@ function ratioTable(group: GroupResult): string[] {
   if (group.ratios.length === 0) return [];
   const rows = [
     '',
-    '| ratio (within each round) | of | against | median (min–max) | target | | rounds left out (errors) |',
+    '| ratio (within each round) | of | against | median (p25–p75), min–max | target | verdict (¾ of rounds) | rounds left out (errors) |',
     '|---|---|---|---|---|---|---|',
   ];
   for (const r of group.ratios) {
     const target = ratioTargetText(r);
     rows.push(
-      `| ${r.label} | ${METRIC_NAMES[r.metric]} | ${denominatorText(group, r)} | ${r.summary.n ? `${fmtSummary(r.summary)}×` : '–'} | ${target} | ${verdictOf(r, target !== '')} | ${r.excludedRounds || ''} |`,
+      `| ${r.label} | ${METRIC_NAMES[r.metric]} | ${denominatorText(group, r)} | ${roundsText(r.perRound, '×')} | ${target} | ${verdictOf(r)} | ${r.excludedRounds || ''} |`,
     );
   }
   return rows;
@@ -89,7 +96,7 @@ function differenceTable(group: GroupResult): string[] {
   if (group.differences.length === 0) return [];
   const rows = [
     '',
-    '| added cost over the baseline (within each round) | median (min–max) | the peer route, same measure | target | | rounds left out (errors) |',
+    '| added cost over the baseline (within each round) | median (p25–p75), min–max | the peer route, same measure | target | verdict (¾ of rounds) | rounds left out (errors) |',
     '|---|---|---|---|---|---|',
   ];
   for (const d of group.differences) {
@@ -98,9 +105,7 @@ function differenceTable(group: GroupResult): string[] {
       ? `${fmtSummary(d.peer.summary)}${unit} (${group.contenders.find((c) => c.id === d.peer!.id)?.label ?? d.peer.id})`
       : '';
     const target = [d.atMost !== undefined ? `≤ ${d.atMost}${unit}` : '', d.peer ? 'below the peer' : ''].filter(Boolean).join(', ');
-    rows.push(
-      `| ${d.label} | ${d.summary.n ? `${fmtSummary(d.summary)}${unit}` : '–'} | ${peer} | ${target} | ${verdictOf(d, target !== '')} | ${d.excludedRounds || ''} |`,
-    );
+    rows.push(`| ${d.label} | ${roundsText(d.perRound, unit)} | ${peer} | ${target} | ${verdictOf(d)} | ${d.excludedRounds || ''} |`);
   }
   return rows;
 }
@@ -112,28 +117,26 @@ export function groupTitle(group: GroupResult): string {
     : `${group.title} — ${group.concurrency} caller${group.concurrency === 1 ? '' : 's'}`;
 }
 
-/** The targets of the pattern issues, one line each, as read from this run. */
+/** The targets of the pattern issues, one line each, as read from this run, with the verdict by the rule. */
 export function targetLines(groups: GroupResult[]): string[] {
-  const rows = ['| target | measured (median, min–max) | |', '|---|---|---|'];
+  const rows = ['| target | within-round values: median (p25–p75), min–max | verdict (¾ of rounds) |', '|---|---|---|'];
   for (const group of groups) {
     for (const r of group.ratios) {
       const target = ratioTargetText(r);
       if (target === '') continue;
-      rows.push(
-        `| ${groupTitle(group)}: ${r.label} ${target} | ${r.summary.n ? `${fmtSummary(r.summary)}×` : '–'} | ${verdictOf(r, true)} |`,
-      );
+      rows.push(`| ${groupTitle(group)}: ${r.label} ${target} | ${roundsText(r.perRound, '×')} | ${verdictOf(r)} |`);
     }
     for (const d of group.differences) {
       if (d.atMost === undefined && !d.peer) continue;
       const target = [d.atMost !== undefined ? `≤ ${d.atMost}` : '', d.peer ? `below ${d.peer.id} (${fmtSummary(d.peer.summary)})` : '']
         .filter(Boolean)
         .join(' and ');
-      rows.push(`| ${groupTitle(group)}: ${d.label} ${target} | ${d.summary.n ? fmtSummary(d.summary) : '–'} | ${verdictOf(d, true)} |`);
+      const versus = d.peer?.versus ? `; ours − ${d.peer.id}: ${roundsText(d.peer.versus)}` : '';
+      rows.push(`| ${groupTitle(group)}: ${d.label} ${target} | ${roundsText(d.perRound)}${versus} | ${verdictOf(d)} |`);
     }
     for (const m of group.minimums) {
-      const verdict = m.met === undefined ? 'not measured' : m.met ? 'met' : '**missed**';
       rows.push(
-        `| ${groupTitle(group)}: ${m.label} ≥ ${fmt(m.opsPerSec)}/s | ${m.measured ? `${fmtSummary(m.measured)}/s` : '–'} | ${verdict} |`,
+        `| ${groupTitle(group)}: ${m.label} ≥ ${fmt(m.opsPerSec)}/s | ${m.perRound ? roundsText(m.perRound, '/s') : '–'} | ${verdictText(m.verdict)} |`,
       );
     }
   }
@@ -160,6 +163,10 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
     report.method,
     '',
     '## Targets',
+    '',
+    'Every figure is the median over rounds with its range. A target is met only when at least three quarters of the',
+    'rounds meet it: for "≥ X" the p25 of the within-round values must be ≥ X, for "≤ X" the p75 ≤ X, for "below the',
+    'peer" ours must cost less than the peer in the same round in three quarters of the rounds; never by the median alone.',
     '',
     ...targetLines(report.groups),
     '',

@@ -1,6 +1,9 @@
 import type { BenchGroup, Contender, DifferenceSpec, RatioSpec, RoundMetric, RunResult } from './contender';
+import { judgeGroup } from './judge';
+import { pairedRounds } from './paired-rounds';
 import { PrivateRedis } from './private-redis';
 import { median, summarize, type Summary } from './stats';
+import type { Verdict } from './verdict';
 
 /** One contender's numbers in one round. */
 export interface RoundSample {
@@ -46,6 +49,9 @@ export interface RatioResult {
   /** Rounds left out because either side had errors in them. */
   excludedRounds: number;
   summary: Summary;
+  /** By the rule: three quarters of `perRound` meet the target (see verdict.ts); undefined without a target. */
+  verdict?: Verdict;
+  /** `verdict === 'met'`, false when missed, undefined otherwise. */
   met?: boolean;
 }
 
@@ -53,8 +59,10 @@ export interface DifferenceResult extends Omit<DifferenceSpec, 'peer'> {
   perRound: number[];
   excludedRounds: number;
   summary: Summary;
-  /** `peer - baseline` inside each round, when the spec names a peer. */
-  peer?: { id: string; summary: Summary };
+  /** `peer - baseline` inside each round, when the spec names a peer; `versus` is ours minus the peer per round. */
+  peer?: { id: string; summary: Summary; versus?: number[] };
+  /** By the rule, on `perRound` against `atMost` and on `peer.versus` below zero. */
+  verdict?: Verdict;
   met?: boolean;
 }
 
@@ -63,6 +71,9 @@ export interface MinimumResult {
   contender: string;
   opsPerSec: number;
   measured?: Summary;
+  /** The contender's ops/s in each error-free round. */
+  perRound?: number[];
+  verdict?: Verdict;
   met?: boolean;
 }
 
@@ -102,7 +113,8 @@ const METRICS = [
  * Measures a group: setup, a warm-up of every contender, then `rounds` rounds in which every contender runs once
  * for `durationMs`, in an order rotated each round so that no contender always runs first (or last, after the
  * others' garbage). Ratios are computed inside each round, then summarised by their median and range, so a slow
- * stretch of a noisy machine shifts both sides of a ratio instead of one.
+ * stretch of a noisy machine shifts both sides of a ratio instead of one; a target is judged on those rounds by
+ * the rule of verdict.ts (three quarters of them), never on the median.
  */
 export async function runGroup(group: BenchGroup, redis: PrivateRedis, plan: RunPlan, log: (line: string) => void): Promise<GroupResult> {
   const results = new Map<string, ContenderResult>();
@@ -146,10 +158,9 @@ export async function runGroup(group: BenchGroup, redis: PrivateRedis, plan: Run
   const ratios = group.ratios.map((spec) => ratioOf(spec, results));
   const differences = (group.differences ?? []).map((spec) => differenceOf(spec, results));
   const minimums = (group.minimums ?? []).map((spec): MinimumResult => {
-    const measured = results.get(spec.contender)?.summary?.opsPerSec;
-    return { ...spec, measured, met: measured && measured.n > 0 ? measured.median >= spec.opsPerSec : undefined };
+    return { ...spec, measured: results.get(spec.contender)?.summary?.opsPerSec };
   });
-  return {
+  return judgeGroup({
     id: group.id,
     title: group.title,
     unit: group.unit,
@@ -159,28 +170,7 @@ export async function runGroup(group: BenchGroup, redis: PrivateRedis, plan: Run
     ratios,
     differences,
     minimums,
-  };
-}
-
-/** Within-round values of `f(numerator round, denominator round)`, leaving out rounds where either side had errors. */
-function pairedRounds(
-  num: readonly RoundSample[],
-  den: readonly RoundSample[],
-  f: (n: RoundSample, d: RoundSample) => number,
-): { values: number[]; excluded: number } {
-  const values: number[] = [];
-  let excluded = 0;
-  for (const n of num) {
-    const d = den.find((r) => r.round === n.round);
-    if (!d) continue;
-    if (n.errors > 0 || d.errors > 0) {
-      excluded++;
-      continue;
-    }
-    const value = f(n, d);
-    if (Number.isFinite(value)) values.push(value);
-  }
-  return { values, excluded };
+  });
 }
 
 /** The candidate with the higher median ops/s over its error-free rounds: a peer at its best configuration. */
@@ -201,12 +191,7 @@ function ratioOf(spec: RatioSpec, results: Map<string, ContenderResult>): RatioR
   const { values, excluded } = pairedRounds(results.get(spec.numerator)?.rounds ?? [], results.get(denominator)?.rounds ?? [], (n, d) =>
     d[metric] > 0 ? n[metric] / d[metric] : Number.NaN,
   );
-  const summary = summarize(values);
-  let met: boolean | undefined;
-  if (summary.n > 0 && (spec.target !== undefined || spec.atMost !== undefined)) {
-    met = (spec.target === undefined || summary.median >= spec.target) && (spec.atMost === undefined || summary.median <= spec.atMost);
-  }
-  return { ...spec, denominator, candidates, metric, perRound: values, excludedRounds: excluded, summary, met };
+  return { ...spec, denominator, candidates, metric, perRound: values, excludedRounds: excluded, summary: summarize(values) };
 }
 
 function differenceOf(spec: DifferenceSpec, results: Map<string, ContenderResult>): DifferenceResult {
@@ -217,14 +202,8 @@ function differenceOf(spec: DifferenceSpec, results: Map<string, ContenderResult
   const peer = spec.peer
     ? { id: spec.peer, summary: summarize(pairedRounds(rounds(spec.peer), rounds(spec.baseline), minus).values) }
     : undefined;
-  let met: boolean | undefined;
-  if (summary.n > 0 && (spec.atMost !== undefined || peer)) {
-    met =
-      (spec.atMost === undefined || summary.median <= spec.atMost) &&
-      (peer === undefined || (peer.summary.n > 0 && summary.median < peer.summary.median));
-  }
   const { peer: _peer, ...rest } = spec;
-  return { ...rest, perRound: own.values, excludedRounds: own.excluded, summary, peer, met };
+  return { ...rest, perRound: own.values, excludedRounds: own.excluded, summary, peer };
 }
 
 async function measure(contender: Contender, redis: PrivateRedis, durationMs: number, round: number): Promise<RoundSample> {

@@ -17,6 +17,22 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/**
+ * The value that at least three quarters of `values` reach (are at or above): the lower quartile of the rounds, by
+ * count. With n rounds it is the (floor(n/4)+1)-th smallest, so "lower quartile ≥ X" is exactly "at least ⌈3n/4⌉
+ * rounds are ≥ X" (all of 1–3 rounds, 3 of 4, 4 of 5, 6 of 7); NaN when there is no finite value.
+ */
+export function lowerQuartile(values: readonly number[]): number {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  return sorted.length ? sorted[Math.floor(sorted.length / 4)] : Number.NaN;
+}
+
+/** The value that at least three quarters of `values` stay at or below: the upper quartile of the rounds, by count. */
+export function upperQuartile(values: readonly number[]): number {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  return sorted.length ? sorted[sorted.length - 1 - Math.floor(sorted.length / 4)] : Number.NaN;
+}
+
 /** A median with the smallest and largest value it summarises (the spread shown as `min–max`). */
 export interface Summary {
   median: number;
@@ -42,8 +58,8 @@ export function fmt(value: number, digits = 3): string {
 }
 
 /** `median (min–max)` for a summary. */
-export function fmtSummary(summary: Summary, digits = 3): string {
-  if (summary.n === 0) return '–';
+export function fmtSummary(summary: Summary | undefined, digits = 3): string {
+  if (!summary || summary.n === 0) return '–';
   if (summary.n === 1) return fmt(summary.median, digits);
   return `${fmt(summary.median, digits)} (${fmt(summary.min, digits)}–${fmt(summary.max, digits)})`;
 }

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PUBLISHED } from '../../bench/lib/published-figures';
 import type { BenchReport } from '../../bench/lib/report-markdown';
+import { judgeGroup } from '../../bench/lib/judge';
+import { renderMarkdown } from '../../bench/lib/report-markdown';
 import { brokenContenders } from '../../bench/lib/runner';
 
 // The published benchmark figures (docs/benchmarks.md's tables, the README's summary) are the committed full run's,
@@ -16,6 +18,16 @@ describe('published benchmark figures', () => {
       expect(published.block.in(readFileSync(published.file, 'utf8'))).toBe(published.render(report));
     },
   );
+
+  it('the committed verdicts are by the rule (three quarters of the rounds), not by the median', () => {
+    const rejudged = JSON.parse(JSON.stringify(report)) as BenchReport;
+    rejudged.groups.forEach(judgeGroup);
+    expect(report).toEqual(rejudged);
+  });
+
+  it('bench/RESULTS.md is the report of the committed run', () => {
+    expect(readFileSync(join(root, 'bench/RESULTS.md'), 'utf8')).toBe(renderMarkdown(report, 'results/ratios.svg'));
+  });
 
   it('the full tables live in docs/benchmarks.md, not in the README', () => {
     expect(readFileSync(join(root, 'README.md'), 'utf8')).not.toContain('bench-figures:begin');
