@@ -191,15 +191,15 @@ export class RedisExecutor {
   // and the one place that tells a configuration refusal (NOPERM, unknown command, WRONGTYPE) from an outage, for
   // every pattern.
   private settled<TReply>(command: string, reply: Promise<TReply>): Promise<TReply> {
-    return reply.then(
-      (value) => {
-        if (this.lastRefusal?.command === command) this.lastRefusal = undefined;
-        return value;
-      },
-      (error: unknown) => {
-        throw this.failed(command, error);
-      },
-    );
+    const onError = (error: unknown): never => {
+      throw this.failed(command, error);
+    };
+    // The success handler only matters while a refusal is recorded: without one, a reply costs no extra callback.
+    if (this.lastRefusal === undefined) return reply.catch(onError);
+    return reply.then((value) => {
+      if (this.lastRefusal?.command === command) this.lastRefusal = undefined;
+      return value;
+    }, onError);
   }
 
   /**
