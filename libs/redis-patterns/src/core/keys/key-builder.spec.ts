@@ -29,7 +29,7 @@ describe('escapeKeyPart', () => {
 
   it('is injective: distinct inputs give distinct parts, including those that look escaped', () => {
     expect(escapeKeyPart('a:b')).not.toBe(escapeKeyPart('a%3Ab'));
-    // The security review's collision: U+2028 used to be escaped as %2028, the same as a space then "28".
+    // Fixed width: with code points as 4 hex digits, U+2028 was %2028, the same as a space then "28".
     expect(escapeKeyPart('\u2028')).not.toBe(escapeKeyPart(' 28'));
     // Two lone surrogates reach Redis as the same U+FFFD unless they are escaped.
     expect(escapeKeyPart('a\ud800')).not.toBe(escapeKeyPart('a\udc00'));
