@@ -17,6 +17,7 @@ export class ProductRepository {
   }
 }
 
+// #region usage
 @Injectable()
 export class CatalogService {
   constructor(
@@ -35,3 +36,4 @@ export class CatalogService {
     await this.cache.invalidateTags(`product:${id}`); // every entry tagged with this product
   }
 }
+// #endregion usage

@@ -10,6 +10,7 @@ interface AuthenticatedRequest {
   user?: { id: string };
 }
 
+// #region usage
 @Controller('payments')
 export class PaymentsController {
   // A retry with the same Idempotency-Key replays the first answer (Idempotent-Replayed: true).
@@ -19,3 +20,4 @@ export class PaymentsController {
     return { paymentId: `pay-${payment.orderId}-${payment.amountCents}` };
   }
 }
+// #endregion usage

@@ -11,6 +11,7 @@ export class OrderRepository {
   }
 }
 
+// #region usage
 @Injectable()
 export class OrdersService {
   constructor(
@@ -36,3 +37,4 @@ export class OrdersService {
     );
   }
 }
+// #endregion usage
