@@ -48,7 +48,9 @@ describe.each<TopologyName>(['standalone', 'cluster'])('Streams at-least-once ac
   beforeAll(async () => {
     raw = rawClient(topology);
     const moduleRef = await Test.createTestingModule({
-      imports: [RedisPatternsModule.forRoot({ connection: connectionFor(topology), keyPrefix: prefix })],
+      // Crash recovery is the subject, not outages: a generous deadline keeps a busy shared server (other specs run
+      // in parallel on it) from failing the test's own adds and reads.
+      imports: [RedisPatternsModule.forRoot({ connection: connectionFor(topology), keyPrefix: prefix, commandTimeoutMs: 5000 })],
     }).compile();
     app = moduleRef.createNestApplication();
     await app.init();
