@@ -32,6 +32,8 @@ import { MetricsController } from './telemetry/metrics.controller';
       useFactory: () => ({
         connection: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
         keyPrefix: process.env.REDIS_KEY_PREFIX ?? 'sample',
+        // The library's default deadline (500 ms) unless the environment sets another.
+        ...(process.env.REDIS_COMMAND_TIMEOUT_MS ? { commandTimeoutMs: Number(process.env.REDIS_COMMAND_TIMEOUT_MS) } : {}),
         cache: { defaultTtl: 60 },
         rateLimit: { failOpen: true },
         lock: { defaultTtlMs: 5000 },
