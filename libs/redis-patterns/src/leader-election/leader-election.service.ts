@@ -81,7 +81,7 @@ export class LeaderElection implements OnApplicationBootstrap, BeforeApplication
       logger: this.logger,
       outage: new ThrottledLog(this.logger),
       // A refusal is a configuration error, not weather: throttled like an outage, but at error level.
-      refusal: new ThrottledLog({ log: () => undefined, warn: (message: string) => this.logger.error(message), error: () => undefined }),
+      refusal: new ThrottledLog(this.logger, undefined, 'error'),
       changed: (change) => this.recorder.record(change),
     };
   }

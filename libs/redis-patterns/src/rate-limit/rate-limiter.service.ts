@@ -76,8 +76,7 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     this.memory = new MemoryRateLimiter(new BoundedEntries(settings.inMemoryMaxEntries));
     this.logger = options.logger ?? new Logger('RedisPatterns:RateLimit');
     this.outageLog = new ThrottledLog(this.logger);
-    const logger = this.logger;
-    this.refusalLog = new ThrottledLog({ log: () => undefined, error: () => undefined, warn: (message: string) => logger.error(message) });
+    this.refusalLog = new ThrottledLog(this.logger, undefined, 'error');
   }
 
   /**

@@ -68,7 +68,7 @@ export class CacheHealth {
     private readonly logger: LoggerService,
   ) {
     this.log = new ThrottledLog(logger, settings.failureLogIntervalMs);
-    this.refusalLog = new ThrottledLog(atErrorLevel(logger), settings.failureLogIntervalMs);
+    this.refusalLog = new ThrottledLog(logger, settings.failureLogIntervalMs, 'error');
     this.breaker = new CircuitBreaker({ threshold: settings.breakerThreshold, cooldownMs: settings.breakerCooldownMs });
   }
 
@@ -175,10 +175,3 @@ export function isRefusal(error: unknown): error is RedisRefusedError {
 }
 
 /** The logger seen through ThrottledLog's `warn`, writing at error level. */
-function atErrorLevel(logger: LoggerService): LoggerService {
-  return {
-    log: (message: unknown) => logger.log(message),
-    warn: (message: unknown) => logger.error(message),
-    error: (message: unknown) => logger.error(message),
-  };
-}

@@ -11,6 +11,8 @@ export class ThrottledLog {
   constructor(
     private readonly logger: LoggerService,
     private readonly intervalMs = 10_000,
+    /** `error` for what retrying cannot fix (a Redis refusal of the configuration), `warn` for outages. */
+    private readonly level: 'warn' | 'error' = 'warn',
   ) {}
 
   warn(message: string): void {
@@ -22,6 +24,7 @@ export class ThrottledLog {
     const more = this.suppressed ? ` (${this.suppressed} more since the last report)` : '';
     this.lastAt = now;
     this.suppressed = 0;
-    this.logger.warn(`${message}${more}`);
+    if (this.level === 'error') this.logger.error(`${message}${more}`);
+    else this.logger.warn(`${message}${more}`);
   }
 }
