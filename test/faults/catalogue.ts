@@ -144,7 +144,7 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     id: 'CONN-6',
     title: 'cluster redirections and slot rules',
     bound: 'errors 0 for migration, reshard, SCRIPT FLUSH; bounded for CLUSTER FAILOVER; CROSSSLOT 0',
-    coverage: both('integration/core/redis-executor, script-batches'),
+    coverage: both('integration/core/redis-executor, coalescing'),
   },
   {
     id: 'CONN-7',

@@ -24,7 +24,9 @@ import { ownApp, ownCluster } from '../lib/servers';
 
 const run = promisify(execFile);
 
-const LOOPS = 16;
+// Enough callers that each master has more than the executor's window of replies outstanding: calls then coalesce
+// per master (cross-slot batches), the path a migration must not break.
+const LOOPS = 64;
 const PREFIX = 'fcl';
 /** The library's default, set explicitly: the failover bound below is stated in terms of it. */
 const COMMAND_TIMEOUT_MS = 500;

@@ -1,3 +1,4 @@
+import { IN_FLIGHT_WINDOW } from '../../../libs/redis-patterns/src/core/scripts/coalescing-queue';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { type Cluster, Redis } from 'ioredis';
@@ -366,17 +367,19 @@ describe.each<TopologyName>(['standalone', 'cluster'])('CacheService on Redis (%
     await app?.close();
   });
 
-  it('sends the reads of one event-loop turn as one MGET on a single server, never after a later write', async () => {
-    await Promise.all(Array.from({ length: 5 }, (_, i) => cache.set(`turn${i}`, i)));
+  it('sends reads alone while few replies are outstanding, shares one MGET among those that wait on a single server, never after a later write', async () => {
+    const reads = IN_FLIGHT_WINDOW + 5;
+    await Promise.all(Array.from({ length: reads }, (_, i) => cache.set(`turn${i}`, i)));
     const client = app.get(RedisConnections).get();
     const call = jest.spyOn(client, 'call');
     const sent = (name: string) => call.mock.calls.filter(([command]) => command === name).length;
     try {
-      const values = await Promise.all(Array.from({ length: 5 }, (_, i) => cache.get(`turn${i}`)));
-      expect(values).toEqual([0, 1, 2, 3, 4]);
-      // A cluster keeps one GET per entry (each entry has its own slot).
-      if (topology === 'standalone') expect([sent('mget'), sent('get')]).toEqual([1, 0]);
-      else expect([sent('mget'), sent('get')]).toEqual([0, 5]);
+      const values = await Promise.all(Array.from({ length: reads }, (_, i) => cache.get(`turn${i}`)));
+      expect(values).toEqual(Array.from({ length: reads }, (_, i) => i));
+      // The first reads fill the window and go alone; the 5 after them share one MGET. A cluster keeps one GET per
+      // entry (each entry has its own slot).
+      if (topology === 'standalone') expect([sent('mget'), sent('get')]).toEqual([1, IN_FLIGHT_WINDOW]);
+      else expect([sent('mget'), sent('get')]).toEqual([0, reads]);
       // Issued in this order in one turn: the read is sent before the write, so it sees the old value.
       const read = cache.get('turn0');
       const written = cache.set('turn0', 'new');

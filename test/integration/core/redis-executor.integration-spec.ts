@@ -1,5 +1,5 @@
 import { Cluster, Redis } from 'ioredis';
-import { defineBatchedScript } from '../../../libs/redis-patterns/src/core/scripts/batched-script';
+import { IN_FLIGHT_WINDOW } from '../../../libs/redis-patterns/src/core/scripts/coalescing-queue';
 import { RedisExecutor } from '../../../libs/redis-patterns/src/core/scripts/redis-executor';
 import { defineScript } from '../../../libs/redis-patterns/src/core/scripts/redis-script';
 
@@ -8,18 +8,15 @@ import { defineScript } from '../../../libs/redis-patterns/src/core/scripts/redi
  */
 const incrWithTtl = defineScript<number>(
   'test_incr_ttl',
-  1,
   `
 local v = redis.call('INCRBY', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return v`,
+  { keys: 1 },
 );
 
 /** One item: SET KEYS[1] ARGV[1] with a TTL. */
-const setItem = defineBatchedScript<string>('test_executor_set', `return redis.call('SET', KEYS[1], ARGV[1], 'PX', 60000)`, '', {
-  keys: 1,
-  args: 1,
-});
+const setItem = defineScript<string>('test_executor_set', `return redis.call('SET', KEYS[1], ARGV[1], 'PX', 60000)`, { keys: 1, args: 1 });
 
 /** Counts the commands of each name a client sends from now on (a spy that calls through). */
 function countCommands(client: Redis): { sent(name: string): number } {
@@ -47,7 +44,7 @@ describe('RedisExecutor against a real server', () => {
     expect(incrWithTtl.commandName).toMatch(/^rp_test_incr_ttl_[0-9a-f]{10}$/);
     expect(incrWithTtl.sha).toMatch(/^[0-9a-f]{40}$/);
     expect(incrWithTtl.commandName.endsWith(incrWithTtl.sha.slice(0, 10))).toBe(true);
-    expect(defineScript('test_incr_ttl', 1, 'return 1').commandName).not.toBe(incrWithTtl.commandName);
+    expect(defineScript('test_incr_ttl', 'return 1', { keys: 1 }).commandName).not.toBe(incrWithTtl.commandName);
   });
 
   it('is one per client', () => {
@@ -64,7 +61,7 @@ describe('RedisExecutor against a real server', () => {
   });
 
   it('rejects a call with the wrong number of keys', async () => {
-    await expect(RedisExecutor.of(redis).run(incrWithTtl, [], [1, 1])).rejects.toThrow(/expects 1 keys/);
+    await expect(RedisExecutor.of(redis).run(incrWithTtl, [], [1, 1])).rejects.toThrow(/takes 1 keys, got 0 keys and 2 args/);
   });
 
   it('runs on every cluster node, surviving SCRIPT FLUSH on all of them', async () => {
@@ -92,24 +89,26 @@ describe('RedisExecutor against a real server', () => {
     }
   });
 
-  it('shares one MGET among the reads of one event-loop turn, and answers each with its own value', async () => {
+  it('reads alone while few replies are outstanding, and shares one MGET among the reads that wait, each answered with its own value', async () => {
     await redis.set(`${prefix}:r1`, 'one', 'PX', 60_000);
     await redis.set(`${prefix}:r3`, 'three', 'PX', 60_000);
     const executor = RedisExecutor.of(redis);
     const commands = countCommands(redis);
-    const values = await Promise.all([1, 2, 3].map((i) => executor.read(`${prefix}:r${i}`)));
-    expect(values).toEqual(['one', null, 'three']);
-    expect(commands.sent('mget')).toBe(1);
-    expect(commands.sent('get')).toBe(0);
     expect(await executor.read(`${prefix}:r1`)).toBe('one'); // a lone read is a GET
-    expect(commands.sent('get')).toBe(1);
+    expect([commands.sent('get'), commands.sent('mget')]).toEqual([1, 0]);
+    const filling = Array.from({ length: IN_FLIGHT_WINDOW }, () => executor.read(`${prefix}:r1`));
+    const values = await Promise.all([1, 2, 3].map((i) => executor.read(`${prefix}:r${i}`)));
+    expect(await Promise.all(filling)).toEqual(filling.map(() => 'one'));
+    expect(values).toEqual(['one', null, 'three']);
+    expect([commands.sent('get'), commands.sent('mget')]).toEqual([1 + IN_FLIGHT_WINDOW, 1]);
   });
 
   it('sends the waiting reads before a later command, so a read is never answered with a later write', async () => {
     const key = `${prefix}:ordered`;
     await redis.set(key, 'before', 'PX', 60_000);
     const executor = RedisExecutor.of(redis);
-    const [read] = await Promise.all([executor.read(key), executor.call('set', key, 'after', 'PX', 60_000)]);
+    const filling = Array.from({ length: IN_FLIGHT_WINDOW }, () => executor.read(`${prefix}:r1`));
+    const [read] = await Promise.all([executor.read(key), executor.call('set', key, 'after', 'PX', 60_000), ...filling]);
     expect(read).toBe('before');
     expect(await executor.read(key)).toBe('after');
   });
@@ -124,7 +123,7 @@ describe('RedisExecutor against a real server', () => {
   it('runs a script and WAIT on one connection, and reports the replicas that acknowledged', async () => {
     const executor = RedisExecutor.of(redis);
     const key = `${prefix}:waited`;
-    await redis.script('FLUSH'); // the NOSCRIPT path inside the pipeline
+    await redis.script('FLUSH'); // the script goes as EVAL: no NOSCRIPT can come between it and WAIT
     const outcome = await executor.runThenWait(setItem, [key], ['v'], 1, 50);
     // The standalone test server has no replica: the script ran, WAIT timed out with 0 acknowledgements.
     expect(outcome).toEqual({ reply: 'OK', acks: 0 });

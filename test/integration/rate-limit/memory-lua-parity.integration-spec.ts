@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { MemoryKeyspace } from '../../../libs/redis-patterns/src/core/memory/memory-keyspace';
-import { batchOfOne, type BatchedScript } from '../../../libs/redis-patterns/src/core/scripts/batched-script';
+import { batchFormOf, batchOf } from '../../../libs/redis-patterns/src/core/scripts/batch-form';
+import type { RedisScript } from '../../../libs/redis-patterns/src/core/scripts/redis-script';
 import type { RedisExecutor } from '../../../libs/redis-patterns/src/core/scripts/redis-executor';
 import { checkCost, type CompiledPolicies, compilePolicies } from '../../../libs/redis-patterns/src/rate-limit/compile-policies';
 import { MemoryRateLimitStore } from '../../../libs/redis-patterns/src/rate-limit/memory/memory-rate-limit.store';
@@ -77,11 +78,12 @@ end
 
 const DRIVER_ARGS = 'local all_keys, all_args = KEYS, ARGV';
 
-/** The production script with its clock replaced by the shim's (two string substitutions, checked). */
-function withVirtualClock(script: BatchedScript<unknown>): string {
-  const calls = script.lua.split('redis.call(').length - 1;
-  if (calls === 0 || !script.lua.includes(DRIVER_ARGS)) throw new Error(`${script.name}: the script's source changed shape`);
-  const body = script.lua
+/** The production script's batch form with its clock replaced by the shim's (two string substitutions, checked). */
+function withVirtualClock(script: RedisScript<unknown>): string {
+  const { lua } = batchFormOf(script);
+  const calls = lua.split('redis.call(').length - 1;
+  if (calls === 0 || !lua.includes(DRIVER_ARGS)) throw new Error(`${script.name}: the script's source changed shape`);
+  const body = lua
     .replaceAll('redis.call(', 'parity_call(')
     .replace(DRIVER_ARGS, 'local all_keys, all_args = KEYS, {}\nfor i = 3, #ARGV do all_args[i - 2] = ARGV[i] end');
   return CLOCK_SHIM + body;
@@ -100,19 +102,17 @@ class VirtualClockRedis {
     private readonly expiryKey: string,
   ) {}
 
-  async runBatched<T>(script: BatchedScript<T>, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<T> {
+  async run<T>(script: RedisScript<T>, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<T> {
     let sha = this.shas.get(script.name);
     if (!sha) this.shas.set(script.name, (sha = this.client.script('LOAD', withVirtualClock(script)) as Promise<string>));
-    const [keyCount, ...rest] = batchOfOne(script, keys, args);
-    const batchKeys = rest.slice(0, Number(keyCount));
-    const batchArgs = rest.slice(Number(keyCount));
+    const batch = batchOf(script, [{ keys, args }]);
     const replies = (await this.client.evalsha(
       await sha,
-      Number(keyCount),
-      ...batchKeys,
+      batch.keys.length,
+      ...batch.keys,
       String(this.now),
       this.expiryKey,
-      ...batchArgs,
+      ...batch.args,
     )) as unknown[];
     if (replies[0] instanceof Error) throw replies[0];
     return replies[0] as T;

@@ -48,8 +48,8 @@ describe.each<TopologyName>(['standalone', 'cluster'])('single-policy scripts on
         const nonce = `n${sequence++}`;
         const singleArgs = algorithm === 'sliding-window' ? [cost, p.a, p.b, nonce] : [cost, p.a, p.b];
         const [mine, reference] = await Promise.all([
-          RedisExecutor.of(client).runBatched(compiled.call.script, [single], singleArgs),
-          RedisExecutor.of(client).runBatched(CONSUME_SCRIPT, [generic], [cost, nonce, p.code, p.a, p.b, 0]),
+          RedisExecutor.of(client).run(compiled.call.script, [single], singleArgs),
+          RedisExecutor.of(client).run(CONSUME_SCRIPT, [generic], [cost, nonce, p.code, p.a, p.b, 0]),
         ]);
         const step = `cost ${cost} (step ${sequence})`;
         expect([step, mine[0], mine[1]]).toEqual([step, reference[0], reference[1]]);
@@ -76,8 +76,8 @@ describe.each<TopologyName>(['standalone', 'cluster'])('single-policy scripts on
     // Allowed, a peek, allowed up to the first limit, denied (nothing consumed), a cost above every limit, a peek.
     for (const [step, cost] of [0, 1, 0, 2, 1, 9, 0].entries()) {
       const [got, expected] = await Promise.all([
-        RedisExecutor.of(client).runBatched(multiFixedWindowScript, mine, [cost, '', ...args]),
-        RedisExecutor.of(client).runBatched(CONSUME_SCRIPT, reference, [cost, '', ...genericArgs]),
+        RedisExecutor.of(client).run(multiFixedWindowScript, mine, [cost, '', ...args]),
+        RedisExecutor.of(client).run(CONSUME_SCRIPT, reference, [cost, '', ...genericArgs]),
       ]);
       expect([`step ${step} cost ${cost}`, got[0], got[1], got[4]]).toEqual([
         `step ${step} cost ${cost}`,
@@ -95,10 +95,10 @@ describe.each<TopologyName>(['standalone', 'cluster'])('single-policy scripts on
     const policy: RateLimitPolicy = { algorithm: 'fixed-window', limit: 2, windowMs: 60_000 };
     const { call } = compilePolicies(policy, 'policy', error);
     const key = `${prefix}:rl:{fw-undo}:fw:2:60000`;
-    expect(await RedisExecutor.of(client).runBatched(call.script, [key], [3, 2, 60_000])).toEqual([0, 2, 0, 60_000]);
+    expect(await RedisExecutor.of(client).run(call.script, [key], [3, 2, 60_000])).toEqual([0, 2, 0, 60_000]);
     expect(await client.exists(key)).toBe(0);
-    await RedisExecutor.of(client).runBatched(call.script, [key], [2, 2, 60_000]);
-    expect((await RedisExecutor.of(client).runBatched(call.script, [key], [1, 2, 60_000]))[0]).toBe(0);
+    await RedisExecutor.of(client).run(call.script, [key], [2, 2, 60_000]);
+    expect((await RedisExecutor.of(client).run(call.script, [key], [1, 2, 60_000]))[0]).toBe(0);
     expect(await client.get(key)).toBe('2');
   });
 

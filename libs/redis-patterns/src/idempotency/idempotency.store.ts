@@ -38,20 +38,20 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   constructor(private readonly redis: RedisExecutor) {}
 
   claim(key: string, token: string, fingerprint: string, lockTtlMs: number): Promise<ClaimResult> {
-    return this.redis.runBatched(CLAIM_IDEMPOTENCY_SCRIPT, [key], [token, fingerprint, lockTtlMs]).then(toClaimResult);
+    return this.redis.run(CLAIM_IDEMPOTENCY_SCRIPT, [key], [token, fingerprint, lockTtlMs]).then(toClaimResult);
   }
 
   complete(key: string, token: string, outcome: EncodedOutcome, ttlMs: number): Promise<boolean> {
     const args = [token, ttlMs, outcome.meta, outcome.body, outcome.typed ? '1' : '0'];
-    return this.redis.runBatched(COMPLETE_IDEMPOTENCY_SCRIPT, [key], args).then(isOne);
+    return this.redis.run(COMPLETE_IDEMPOTENCY_SCRIPT, [key], args).then(isOne);
   }
 
   extend(key: string, token: string, lockTtlMs: number): Promise<boolean> {
-    return this.redis.runBatched(EXTEND_IDEMPOTENCY_SCRIPT, [key], [token, lockTtlMs]).then(isOne);
+    return this.redis.run(EXTEND_IDEMPOTENCY_SCRIPT, [key], [token, lockTtlMs]).then(isOne);
   }
 
   release(key: string, token: string): Promise<boolean> {
-    return this.redis.runBatched(RELEASE_IDEMPOTENCY_SCRIPT, [key], [token]).then(isOne);
+    return this.redis.run(RELEASE_IDEMPOTENCY_SCRIPT, [key], [token]).then(isOne);
   }
 }
 

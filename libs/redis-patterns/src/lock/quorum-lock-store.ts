@@ -42,7 +42,7 @@ export class QuorumLockStore implements LockStore {
 
   async attempt(keys: LockKeys, token: string, ttlMs: number): Promise<AttemptResult> {
     const outcomes = await this.onEveryNode((node) =>
-      node.runBatched(ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], [token, ttlMs, this.fenceTtlMs]),
+      node.run(ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], [token, ttlMs, this.fenceTtlMs]),
     );
     let votes = 0;
     let fencingToken = 0;
@@ -65,7 +65,7 @@ export class QuorumLockStore implements LockStore {
   }
 
   async extend(keys: LockKeys, token: string, ttlMs: number): Promise<boolean> {
-    const outcomes = await this.onEveryNode((node) => node.runBatched(EXTEND_LOCK_SCRIPT, [keys.lock], [token, ttlMs]));
+    const outcomes = await this.onEveryNode((node) => node.run(EXTEND_LOCK_SCRIPT, [keys.lock], [token, ttlMs]));
     const votes = outcomes.filter((o) => o.status === 'fulfilled' && o.value === 1).length;
     if (votes >= this.quorum) return true;
     this.assertQuorumPossible(outcomes);
@@ -74,7 +74,7 @@ export class QuorumLockStore implements LockStore {
 
   /** Sent to every node, including those that did not grant the lock: a vote may have landed after a timeout. */
   async release(keys: LockKeys, token: string): Promise<boolean> {
-    const outcomes = await this.onEveryNode((node) => node.runBatched(RELEASE_LOCK_SCRIPT, [keys.lock], [token]));
+    const outcomes = await this.onEveryNode((node) => node.run(RELEASE_LOCK_SCRIPT, [keys.lock], [token]));
     if (outcomes.every((o) => o.status === 'rejected'))
       throw new QuorumUnreachableError(outcomes.length, outcomes.length, { cause: (outcomes[0] as PromiseRejectedResult).reason });
     return outcomes.some((o) => o.status === 'fulfilled' && o.value === 1);

@@ -55,7 +55,7 @@ export class RedisReadWriteStore implements ReadWriteStore {
 
   acquireRead(keys: ReadWriteKeys, token: string, ttlMs: number): Promise<AttemptResult> {
     return this.redis
-      .runBatched(ACQUIRE_READ_SCRIPT, [keys.writer, keys.readers, keys.waiting, keys.fence], [token, ttlMs, this.fenceTtlMs])
+      .run(ACQUIRE_READ_SCRIPT, [keys.writer, keys.readers, keys.waiting, keys.fence], [token, ttlMs, this.fenceTtlMs])
       .then(toAttemptResult, (error: unknown) => {
         this.orphans.release(token, error, () => this.reads.release({ lock: keys.readers, fence: keys.fence }, token));
         throw error;
@@ -65,7 +65,7 @@ export class RedisReadWriteStore implements ReadWriteStore {
   acquireWrite(keys: ReadWriteKeys, token: string, ttlMs: number, waiting?: WaitingWriter): Promise<AttemptResult> {
     const args = [token, ttlMs, this.fenceTtlMs, waiting?.id ?? '', waiting?.markTtlMs ?? 0];
     return this.redis
-      .runBatched(ACQUIRE_WRITE_SCRIPT, [keys.writer, keys.readers, keys.waiting, keys.fence], args)
+      .run(ACQUIRE_WRITE_SCRIPT, [keys.writer, keys.readers, keys.waiting, keys.fence], args)
       .then(toAttemptResult, (error: unknown) => {
         this.orphans.release(token, error, () => this.writes.release({ lock: keys.writer, fence: keys.fence }, token));
         throw error;
@@ -73,7 +73,7 @@ export class RedisReadWriteStore implements ReadWriteStore {
   }
 
   async withdraw(keys: ReadWriteKeys, waiterId: string): Promise<void> {
-    await this.redis.runBatched(RELEASE_SHARED_LEASE_SCRIPT, [keys.waiting], [waiterId]);
+    await this.redis.run(RELEASE_SHARED_LEASE_SCRIPT, [keys.waiting], [waiterId]);
   }
 }
 

@@ -12,11 +12,11 @@ export class RedisSharedLeases implements LeaseStore {
   constructor(protected readonly redis: RedisExecutor) {}
 
   extend(keys: LockKeys, token: string, ttlMs: number): Promise<boolean> {
-    return this.redis.runBatched(EXTEND_SHARED_LEASE_SCRIPT, [keys.lock], [token, ttlMs]).then(isOne);
+    return this.redis.run(EXTEND_SHARED_LEASE_SCRIPT, [keys.lock], [token, ttlMs]).then(isOne);
   }
 
   release(keys: LockKeys, token: string): Promise<boolean> {
-    return this.redis.runBatched(RELEASE_SHARED_LEASE_SCRIPT, [keys.lock], [token]).then(isOne);
+    return this.redis.run(RELEASE_SHARED_LEASE_SCRIPT, [keys.lock], [token]).then(isOne);
   }
 }
 

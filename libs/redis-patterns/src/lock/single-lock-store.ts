@@ -25,9 +25,7 @@ export class SingleLockStore implements LockStore {
     };
     if (this.replication.replicas > 0) return this.attemptWithWait(keys, token, ttlMs).catch(cleanUp);
     // The common case stays one promise deep: no async wrappers on the hot path.
-    return this.redis
-      .runBatched(ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], [token, ttlMs, this.fenceTtlMs])
-      .then(toAttemptResult, cleanUp);
+    return this.redis.run(ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], [token, ttlMs, this.fenceTtlMs]).then(toAttemptResult, cleanUp);
   }
 
   private async attemptWithWait(keys: LockKeys, token: string, ttlMs: number): Promise<AttemptResult> {
@@ -49,11 +47,11 @@ export class SingleLockStore implements LockStore {
   }
 
   extend(keys: LockKeys, token: string, ttlMs: number): Promise<boolean> {
-    return this.redis.runBatched(EXTEND_LOCK_SCRIPT, [keys.lock], [token, ttlMs]).then(isOne);
+    return this.redis.run(EXTEND_LOCK_SCRIPT, [keys.lock], [token, ttlMs]).then(isOne);
   }
 
   release(keys: LockKeys, token: string): Promise<boolean> {
-    return this.redis.runBatched(RELEASE_LOCK_SCRIPT, [keys.lock], [token]).then(isOne);
+    return this.redis.run(RELEASE_LOCK_SCRIPT, [keys.lock], [token]).then(isOne);
   }
 }
 

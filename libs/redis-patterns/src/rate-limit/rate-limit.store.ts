@@ -46,12 +46,12 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   consume(keys: readonly string[], compiled: CompiledPolicies, cost: number): Promise<number[]> {
     const { call } = compiled;
-    return this.redis.runBatched(call.script, keys, scriptArgs(call, cost, this.nextNonce));
+    return this.redis.run(call.script, keys, scriptArgs(call, cost, this.nextNonce));
   }
 
   adjust(keys: readonly string[], compiled: CompiledPolicies, delta: number): Promise<number[]> {
     const log = compiled.policies.some((p) => p.algorithm === 'sliding-window');
-    return this.redis.runBatched(ADJUST_SCRIPT, keys, [String(delta), log ? this.nextNonce() : '', ...compiled.args.map(String)]);
+    return this.redis.run(ADJUST_SCRIPT, keys, [String(delta), log ? this.nextNonce() : '', ...compiled.args.map(String)]);
   }
 
   async reset(keys: readonly string[]): Promise<void> {

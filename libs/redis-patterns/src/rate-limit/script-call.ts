@@ -1,4 +1,4 @@
-import type { BatchedScript } from '../core/scripts/batched-script';
+import type { RedisScript } from '../core/scripts/redis-script';
 import type { RateLimitAlgorithm } from './rate-limit-policy';
 import { ADJUST_SCRIPT } from './scripts/adjust.script';
 import { CONSUME_SCRIPT } from './scripts/consume.script';
@@ -22,7 +22,7 @@ interface CallPolicy {
  * would otherwise convert every number on every call).
  */
 export interface ScriptCall {
-  readonly script: BatchedScript<number[]>;
+  readonly script: RedisScript<number[]>;
   /** ARGV for a cost of 1; index 0 is the cost. */
   readonly unitArgs: readonly string[];
   /** Index of the per-call nonce in ARGV, or -1 when no policy keeps a log (only a sliding log needs one). */
@@ -30,7 +30,7 @@ export interface ScriptCall {
 }
 
 // One policy, the common case: a script per algorithm with only that algorithm's commands (see scripts/single-*).
-const SINGLE: Readonly<Record<RateLimitAlgorithm, BatchedScript<number[]>>> = {
+const SINGLE: Readonly<Record<RateLimitAlgorithm, RedisScript<number[]>>> = {
   'fixed-window': singleFixedWindowScript,
   'sliding-window': singleSlidingWindowScript,
   'sliding-window-counter': singleSlidingWindowCounterScript,
@@ -40,7 +40,7 @@ const SINGLE: Readonly<Record<RateLimitAlgorithm, BatchedScript<number[]>>> = {
 };
 
 /** Every script a decision may run. */
-export const RATE_LIMIT_SCRIPTS: ReadonlyArray<BatchedScript<number[]>> = [
+export const RATE_LIMIT_SCRIPTS: ReadonlyArray<RedisScript<number[]>> = [
   ...new Set(Object.values(SINGLE)),
   multiFixedWindowScript,
   CONSUME_SCRIPT,

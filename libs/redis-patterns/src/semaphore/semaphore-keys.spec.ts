@@ -29,7 +29,7 @@ describe('shared-lease scripts', () => {
   it.each([ACQUIRE_PERMIT_SCRIPT, ACQUIRE_READ_SCRIPT, ACQUIRE_WRITE_SCRIPT, EXTEND_SHARED_LEASE_SCRIPT, RELEASE_SHARED_LEASE_SCRIPT])(
     '$name declares the keys and arguments its body uses',
     (script) => {
-      const body = script.lua.slice(script.lua.indexOf('local function decide'));
+      const { body } = script;
       const highest = (name: string) => Math.max(0, ...[...body.matchAll(new RegExp(`${name}\\[(\\d+)\\]`, 'g'))].map((m) => Number(m[1])));
       expect(highest('KEYS')).toBe(script.shape!.keys);
       expect(highest('ARGV')).toBe(script.shape!.args);

@@ -36,7 +36,7 @@ export class RedisSemaphoreStore extends RedisSharedLeases implements SemaphoreS
 
   attempt(keys: LockKeys, token: string, ttlMs: number, permits: number): Promise<AttemptResult> {
     return this.redis
-      .runBatched(ACQUIRE_PERMIT_SCRIPT, [keys.lock, keys.fence], [token, ttlMs, permits, this.fenceTtlMs])
+      .run(ACQUIRE_PERMIT_SCRIPT, [keys.lock, keys.fence], [token, ttlMs, permits, this.fenceTtlMs])
       .then(toAttemptResult, (error: unknown) => {
         // A timed-out acquisition may still take a permit when the server wakes: give it back behind it.
         this.orphans.release(token, error, () => this.release(keys, token));

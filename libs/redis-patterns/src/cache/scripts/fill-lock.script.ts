@@ -12,7 +12,6 @@ import { defineScript } from '../../core/scripts/redis-script';
  */
 export const FILL_LOCK_SCRIPT = defineScript<[number, string?] | [number, number]>(
   'cache_fill_lock',
-  2,
   `
 if ARGV[3] == '1' then
   local v = redis.call('GET', KEYS[1])
@@ -30,4 +29,5 @@ if not holder or holder == '~' then
 end
 return {0, redis.call('PTTL', KEYS[2])}
 `,
+  { keys: 2 },
 );

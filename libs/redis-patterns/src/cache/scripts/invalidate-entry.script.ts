@@ -10,7 +10,6 @@ import { defineScript } from '../../core/scripts/redis-script';
  */
 export const INVALIDATE_ENTRY_SCRIPT = defineScript<number>(
   'cache_invalidate_entry',
-  2,
   `
 local removed = redis.call('DEL', KEYS[1])
 local seen = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
@@ -19,4 +18,5 @@ local px = tonumber(ARGV[3])
 if redis.call('PTTL', KEYS[2]) < px then redis.call('PEXPIRE', KEYS[2], px) end
 return removed
 `,
+  { keys: 2 },
 );

@@ -7,4 +7,4 @@ import { COMPARE_AND_DELETE_LUA } from '../../core/scripts/lua/compare-and-delet
  *
  * KEYS[1] fill-lock key. ARGV[1] token. Returns 1 when released, 0 otherwise.
  */
-export const RELEASE_FILL_LOCK_SCRIPT = defineScript<number>('cache_release_fill_lock', 1, COMPARE_AND_DELETE_LUA);
+export const RELEASE_FILL_LOCK_SCRIPT = defineScript<number>('cache_release_fill_lock', COMPARE_AND_DELETE_LUA, { keys: 1 });

@@ -11,7 +11,6 @@ import { defineScript } from '../../core/scripts/redis-script';
  */
 export const TAG_INVALIDATE_SCRIPT = defineScript<[number, number, string[]]>(
   'cache_tag_invalidate',
-  2,
   `
 local e = redis.call('INCR', KEYS[2])
 local members = redis.call('SMEMBERS', KEYS[1])
@@ -22,4 +21,5 @@ redis.call('DEL', KEYS[1])
 if redis.call('PTTL', KEYS[2]) < px then redis.call('PEXPIRE', KEYS[2], px) end
 return {e, px, members}
 `,
+  { keys: 2 },
 );

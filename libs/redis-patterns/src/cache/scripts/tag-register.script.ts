@@ -11,7 +11,6 @@ import { defineScript } from '../../core/scripts/redis-script';
  */
 export const TAG_REGISTER_SCRIPT = defineScript<number>(
   'cache_tag_register',
-  2,
   `
 local e = tonumber(redis.call('GET', KEYS[2]) or '0')
 if ARGV[3] ~= '' and e ~= tonumber(ARGV[3]) then return -1 end
@@ -21,4 +20,5 @@ if redis.call('PTTL', KEYS[1]) < px then redis.call('PEXPIRE', KEYS[1], px) end
 if e > 0 and redis.call('PTTL', KEYS[2]) < px then redis.call('PEXPIRE', KEYS[2], px) end
 return e
 `,
+  { keys: 2 },
 );

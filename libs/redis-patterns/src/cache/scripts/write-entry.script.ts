@@ -12,7 +12,6 @@ import { defineScript } from '../../core/scripts/redis-script';
  */
 export const WRITE_ENTRY_SCRIPT = defineScript<number>(
   'cache_write_entry',
-  3,
   `
 -- A fill writes under its lock. When del has replaced the lock by its marker (or another caller holds it), the
 -- loaded value may predate that delete, so it is not written. A lock that merely expired (a loader slower than
@@ -37,4 +36,5 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 release()
 return 1
 `,
+  { keys: 3 },
 );

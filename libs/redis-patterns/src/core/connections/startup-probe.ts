@@ -12,7 +12,7 @@ import { redactSecrets } from './redact';
  * reading the server clock. It writes nothing, so it is harmless on an adopted client and needs no more than the
  * ACL every pattern needs (scripting, TIME, the prefix's keys).
  */
-const PROBE_SCRIPT = defineScript<number>('startup_probe', 1, `redis.call('TIME') return 1`);
+const PROBE_SCRIPT = defineScript<number>('startup_probe', `redis.call('TIME') return 1`, { keys: 1 });
 
 /** Where and how long the startup check of one connection runs. */
 export interface StartupProbeSettings {

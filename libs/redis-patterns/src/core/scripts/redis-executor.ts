@@ -1,8 +1,8 @@
 import { type Cluster, Command, type Redis } from 'ioredis';
-import { type BatchedScript, batchOfOne, shapeMismatch } from './batched-script';
-import { ReadBatches } from './read-batches';
-import type { RedisScript } from './redis-script';
-import { failBatch, type PendingBatch, ScriptBatches, settleBatch } from './script-batches';
+import { batchFormOf, batchOf, crossSlotFormOf } from './batch-form';
+import { CoalescingQueue, type ReplyWindow, type WaitingGroup } from './coalescing-queue';
+import { type NodeLane, NodeLanes } from './node-lanes';
+import { type RedisScript, type ScriptText, shapeMismatch } from './redis-script';
 import { outageReason } from './outage-reason';
 import { wasRefused } from './was-refused';
 import { RedisRefusedError } from '../../errors/redis-refused.error';
@@ -16,19 +16,24 @@ const UTF8: ReplyEncoding = { replyEncoding: 'utf8' };
 // No reply encoding: ioredis hands the reply over as Buffers.
 const BINARY: ReplyEncoding = {};
 
+/** What a group of waiting calls shares: one script's EVALSHA, or one MGET. */
+type GroupKind = RedisScript<unknown> | 'read';
+
 /**
  * The one way the library sends commands to a Redis connection: every store calls Redis through the executor of
- * its connection, so registration of scripts, batching, ordering and the cluster retry live here, once.
+ * its connection, so scripts, batching, ordering, deadlines, the cluster retry and the classification of failures
+ * live here, once.
  *
  * - Scripts go as EVALSHA of their content hash, and as EVAL after a NOSCRIPT (a SCRIPT FLUSH, a restart, a new
  *   cluster node): nothing is defined on the client, so an adopted client is left exactly as it was handed over.
+ * - Adaptive batching ({@link CoalescingQueue}): while the connection has few replies outstanding, a call is
+ *   written at once (a script as EVALSHA of its one-call form, a read as GET). Beyond that, calls of one event-loop
+ *   turn share commands: one EVALSHA of a script's batch form, one MGET on a single server. A command that cannot
+ *   share sends the waiting calls first, so a read issued before a write is never answered after it.
  * - Scripts are sent on their own, never through ioredis auto-pipelining, whatever the client's options. ioredis
  *   keeps one auto-pipeline in flight per node, so concurrent small scripts make app and server take turns; and on a
  *   cluster an auto-pipelined batch holds many slots and is retried on a redirection only when all of it failed the
  *   same way. Sent alone, a script gets ioredis' MOVED/ASK/TRYAGAIN handling within the command deadline.
- * - Batched scripts ({@link runBatched}) share one EVALSHA per turn; reads ({@link read}) share one MGET per turn on
- *   a single server. Every other command sends the reads waiting for the end of the turn first, so a read issued
- *   before a write is never answered after it.
  * - Plain commands ({@link call}) follow the client's own pipelining; on a cluster, one refused because its
  *   auto-pipelined batch mixed slots is sent again alone (it did not run, so this is safe for writes too).
  */
@@ -47,19 +52,18 @@ export class RedisExecutor {
    */
   lastRefusal?: RedisRefusedError;
   private readonly isCluster: boolean;
-  private readonly batches: ScriptBatches;
-  private readonly reads?: ReadBatches;
+  private readonly queue: CoalescingQueue<GroupKind>;
+  /** On a cluster, one lane per master: calls coalesce per node. */
+  private readonly lanes?: NodeLanes;
+  private readonly scriptReplies = new WeakMap<ReplyWindow, ScriptReplyHandlers>();
 
   private constructor(readonly client: RedisClient) {
     this.isCluster = (client as Cluster).isCluster === true;
-    this.batches = new ScriptBatches(this.isCluster, this.sendBatch);
-    if (!this.isCluster)
-      this.reads = new ReadBatches((keys) =>
-        keys.length === 1 ? this.call<string | null>('get', keys[0]).then((v) => [v]) : this.call('mget', keys),
-      );
+    this.queue = new CoalescingQueue<GroupKind>(this.sendGroup);
+    if (this.isCluster) this.lanes = new NodeLanes(client as Cluster, this.sendLaneGroup);
   }
 
-  /** The executor of a client (one per client, so batches of every caller on that connection are shared). */
+  /** The executor of a client (one per client, so the calls of every caller on that connection coalesce). */
   static of(client: RedisClient): RedisExecutor {
     let executor = RedisExecutor.executors.get(client);
     if (!executor) RedisExecutor.executors.set(client, (executor = new RedisExecutor(client)));
@@ -67,67 +71,63 @@ export class RedisExecutor {
   }
 
   /**
-   * Runs a script: one EVALSHA (one round trip). `keys` must hold exactly `numberOfKeys` keys, all in one slot on a
-   * cluster (build them with `KeyBuilder.slotGroup`).
+   * Runs one call of a script: alone (one EVALSHA) while the connection has few replies outstanding, otherwise with
+   * the other calls of the script waiting in this turn (on a cluster, those for the same master, whatever their
+   * slot). `keys` must fit the
+   * script's shape and share one slot on a cluster (build them with `KeyBuilder.slotGroup`). Resolves with the
+   * call's own reply; rejects with its own error, or with its command's (timeout, connection lost), which every
+   * call of that command then shares.
    */
-  run<TResult>(script: RedisScript<TResult>, keys: readonly string[], args: readonly RedisArg[]): Promise<TResult> {
-    if (keys.length !== script.numberOfKeys) {
-      return Promise.reject(new TypeError(`Script ${script.name} expects ${script.numberOfKeys} keys, got ${keys.length}.`));
-    }
-    this.reads?.flush();
-    return this.evalsha<TResult>(script, [keys.length, keys, args]);
-  }
-
-  /**
-   * Runs one item of a batched script: items submitted in the same event-loop turn to the same script (on a
-   * cluster, the same slot) go to Redis together. Resolves with the item's own reply; rejects with the item's own
-   * error, or with the batch's (timeout, connection lost), which every item of that batch then shares.
-   */
-  runBatched<TItem>(script: BatchedScript<TItem>, keys: readonly string[], args: readonly RedisArg[]): Promise<TItem> {
+  run<TReply>(script: RedisScript<TReply>, keys: readonly string[], args: readonly RedisArg[]): Promise<TReply> {
     const mismatch = shapeMismatch(script, keys, args);
     if (mismatch) return Promise.reject(new TypeError(mismatch));
-    return this.batches.add(script, keys, args);
+    if (this.lanes && keys.length > 0) {
+      const lane = this.lanes.of(keys[0]);
+      if (!lane || lane.queue.open) return this.evalsha<TReply>(script.single, keys, args, lane?.queue);
+      return lane.queue.add<TReply>(script.commandName, script, keys, args);
+    }
+    if (this.queue.open) return this.evalsha<TReply>(script.single, keys, args);
+    return this.queue.add<TReply>(script.commandName, script, keys, args);
   }
 
   /**
-   * Runs one item of a batched script followed by `WAIT replicas timeoutMs` on the same connection (WAIT counts
-   * the replicas that acknowledged this connection's writes): one round trip plus the replication delay.
-   * Resolves with the item's reply and the number of replicas that acknowledged, or WAIT's error (the script ran:
-   * its effects stay, and the caller decides what to undo); rejects with the script's error.
+   * Runs one call of a script followed by `WAIT replicas timeoutMs` on the same connection (WAIT counts the replicas
+   * that acknowledged this connection's writes): one round trip plus the replication delay. Resolves with the
+   * call's reply and the number of replicas that acknowledged, or WAIT's error (the script ran: its effects stay,
+   * and the caller decides what to undo); rejects with the script's error.
    */
-  async runThenWait<TItem>(
-    script: BatchedScript<TItem>,
+  async runThenWait<TReply>(
+    script: RedisScript<TReply>,
     keys: readonly string[],
     args: readonly RedisArg[],
     replicas: number,
     timeoutMs: number,
-  ): Promise<{ reply: TItem; acks: number; waitError?: Error }> {
-    const batch = batchOfOne(script, keys, args);
-    this.reads?.flush();
-    const send = (command: 'evalsha' | 'eval') =>
-      this.client
-        .pipeline()
-        .call(command, command === 'eval' ? script.lua : script.sha, ...batch)
-        .call('wait', replicas, timeoutMs)
-        .exec() as Promise<Array<[Error | null, unknown]>>;
-    const sent = (command: 'evalsha' | 'eval') =>
-      send(command).catch((error: unknown) => {
-        throw this.failed(command, error);
-      });
-    let [[scriptError, replies], [waitError, acks]] = await sent('evalsha');
-    if (isNoScript(scriptError)) [[scriptError, replies], [waitError, acks]] = await sent('eval');
-    if (scriptError) throw this.failed('evalsha', scriptError);
-    const [reply] = replies as unknown[];
-    if (reply instanceof Error) throw this.failed('evalsha', reply);
+  ): Promise<{ reply: TReply; acks: number; waitError?: Error }> {
+    const mismatch = shapeMismatch(script, keys, args);
+    if (mismatch) throw new TypeError(mismatch);
+    this.flushWaiting();
+    // EVAL, not EVALSHA: WAIT must follow the script in the same pipeline, so a NOSCRIPT cannot be answered by
+    // sending the script again after it. The server caches the text; WAIT's replication delay dwarfs hashing it.
+    const pipeline = this.client
+      .pipeline()
+      .call('eval', script.single.lua, keys.length, ...keys, ...args)
+      .call('wait', replicas, timeoutMs);
+    const [[scriptError, reply], [waitError, acks]] = (await this.settled('eval', pipeline.exec())) as Array<[Error | null, unknown]>;
+    if (scriptError) throw this.failed('eval', scriptError);
     // A refusal of WAIT is the caller's to judge (the script ran); an outage gets the library's wording.
     if (waitError)
-      return { reply: reply as TItem, acks: 0, waitError: outageReason(waitError) ? (this.failed('wait', waitError) as Error) : waitError };
-    return { reply: reply as TItem, acks: Number(acks) };
+      return {
+        reply: reply as TReply,
+        acks: 0,
+        waitError: outageReason(waitError) ? (this.failed('wait', waitError) as Error) : waitError,
+      };
+    return { reply: reply as TReply, acks: Number(acks) };
   }
 
-  /** GET; on a single server the reads of one event-loop turn share one MGET. */
+  /** GET; on a single server, reads that wait behind outstanding replies share one MGET. */
   read(key: string): Promise<string | null> {
-    return this.reads ? this.reads.add(key) : this.call<string | null>('get', key);
+    if (this.isCluster || this.queue.open) return this.call<string | null>('get', key);
+    return this.queue.add<string | null>('read', 'read', [key], []);
   }
 
   /** Several GETs: one MGET on a single server; per-key GETs on a cluster, where each key may have its own slot. */
@@ -139,7 +139,7 @@ export class RedisExecutor {
 
   /** A plain command (`name` as Redis spells it); array arguments are flattened into the command. */
   call<TReply>(name: string, ...args: Array<RedisArg | readonly RedisArg[]>): Promise<TReply> {
-    this.reads?.flush();
+    this.flushWaiting();
     const reply = this.client.call(name, ...(args as RedisArg[])) as Promise<TReply>;
     if (!this.isCluster) return this.settled(name, reply);
     return this.settled(
@@ -157,49 +157,140 @@ export class RedisExecutor {
    * (redis/ioredis#1923), and a command sent alone is never refused for sharing a batch with other slots.
    */
   callBuffer<TReply>(name: string, ...args: Array<RedisArg | readonly RedisArg[]>): Promise<TReply> {
-    this.reads?.flush();
+    this.flushWaiting();
     return this.settled(name, this.alone<TReply>(name, args, BINARY));
   }
 
-  private readonly sendBatch = (batch: PendingBatch): void => {
-    let sent: Promise<unknown[]>;
-    try {
-      sent = this.evalsha<unknown[]>(batch.script, [batch.keys.length, batch.keys, batch.args]);
-    } catch (error) {
-      sent = Promise.reject(error);
+  // A group of one goes as that call alone; a larger one shares one command and settles each call with its own
+  // entry of the reply (an error entry fails that call alone).
+  private readonly sendGroup = ({ kind, calls }: WaitingGroup<GroupKind>): void => {
+    if (calls.length === 1) {
+      const [call] = calls;
+      const reply = kind === 'read' ? this.call('get', call.keys[0]) : this.evalsha(kind.single, call.keys, call.args);
+      reply.then(call.resolve, call.reject);
+      return;
     }
-    sent.then(
-      (replies) => settleBatch(batch, replies, (error) => this.failed('evalsha', error)),
-      (error: unknown) => failBatch(batch, error),
+    let replies: Promise<unknown[]>;
+    if (kind === 'read') {
+      replies = this.call(
+        'mget',
+        calls.map((call) => call.keys[0]),
+      );
+    } else {
+      const batch = batchOf(kind, calls);
+      replies = this.evalsha<unknown[]>(batchFormOf(kind), batch.keys, batch.args);
+    }
+    replies.then(
+      (values) => {
+        for (let i = 0; i < calls.length; i++) {
+          const value = values[i];
+          if (value instanceof Error) calls[i].reject(this.failed('evalsha', value));
+          else if (i < values.length) calls[i].resolve(value);
+          else
+            calls[i].reject(new Error(`Script ${(kind as RedisScript<unknown>).name} answered ${values.length} of ${calls.length} calls.`));
+        }
+      },
+      (error: unknown) => {
+        for (const call of calls) call.reject(error);
+      },
     );
   };
 
-  // NOSCRIPT means the script did not run: sending its text is safe for writes too.
-  private evalsha<TReply>(script: { sha: string; lua: string }, keysAndArgs: ReadonlyArray<unknown>): Promise<TReply> {
-    return this.settled(
-      'evalsha',
-      this.alone<TReply>('evalsha', [script.sha, ...keysAndArgs]).catch((error: unknown) => {
-        if (!isNoScript(error)) throw error;
-        return this.alone<TReply>('eval', [script.lua, ...keysAndArgs]);
-      }),
-    );
+  // The one script path. NOSCRIPT means the script did not run: sending its text is safe for writes too. The happy
+  // path is one reply handler (no wrapper promise per layer): a lone call costs what a hand-written EVALSHA does.
+  // `queue` counts the reply against its connection's window; `target` is a cluster node for a cross-slot batch.
+  private evalsha<TReply>(
+    script: ScriptText,
+    keys: readonly string[],
+    args: readonly RedisArg[],
+    queue: ReplyWindow = this.queue,
+    target: RedisClient = this.client,
+  ): Promise<TReply> {
+    const argv: RedisArg[] = [script.sha, keys.length];
+    for (const key of keys) argv.push(key);
+    for (const arg of args) argv.push(arg);
+    const { answered, failed } = this.scriptRepliesOf(queue) as ScriptReplyHandlers<TReply>;
+    queue.sent();
+    return alone<TReply>(target, 'evalsha', argv).then(answered, (error: unknown) => {
+      if (!isNoScript(error)) return failed(error);
+      const withText = argv.slice();
+      withText[0] = script.lua;
+      return alone<TReply>(target, 'eval', withText).then(answered, failed);
+    });
   }
 
-  // Every command's reply passes here: the one place that sees a command go without its reply — its deadline
-  // expired, or its connection closed first (the socket is dropped just before the deadline when the server stays
-  // silent, and ioredis then fails what awaited a reply with MaxRetriesPerRequestError), or it could not be sent —
-  // and the one place that tells a configuration refusal (NOPERM, unknown command, WRONGTYPE) from an outage, for
-  // every pattern.
+  // One pair of reply handlers per window, made once: no closure per call.
+  private scriptRepliesOf(queue: ReplyWindow): ScriptReplyHandlers {
+    let handlers = this.scriptReplies.get(queue);
+    if (!handlers) {
+      handlers = {
+        answered: (value) => {
+          queue.answered();
+          if (this.lastRefusal?.command === 'evalsha') this.lastRefusal = undefined;
+          return value;
+        },
+        failed: (error) => {
+          queue.answered();
+          throw this.failed('evalsha', error);
+        },
+      };
+      this.scriptReplies.set(queue, handlers);
+    }
+    return handlers;
+  }
+
+  // A cross-slot batch for one master. A call the node does not serve (its slot moved, or is moving) failed before
+  // it wrote anything and goes again alone, through the cluster client and its redirections; so does every call of a
+  // batch the node refused as a whole (READONLY after a failover, CLUSTERDOWN, LOADING) or that could not be sent
+  // (its connection was closing): it did not run. A batch without an answer (timeout, connection lost after it was
+  // written) may have run: its calls fail with it.
+  private readonly sendLaneGroup = (lane: NodeLane, { kind: script, calls }: WaitingGroup<RedisScript<unknown>>): void => {
+    const alone = (call: (typeof calls)[number]) =>
+      this.evalsha(script.single, call.keys, call.args, lane.queue).then(call.resolve, call.reject);
+    if (calls.length === 1) return void alone(calls[0]);
+    const batch = batchOf(script, calls);
+    const args: RedisArg[] = [batch.keys.length, ...batch.keys, ...batch.args];
+    this.evalsha<unknown[]>(crossSlotFormOf(script), [], args, lane.queue, lane.client).then(
+      (replies) => {
+        for (let i = 0; i < calls.length; i++) {
+          const reply = replies[i];
+          if (!(reply instanceof Error)) calls[i].resolve(reply);
+          else if (NOT_SERVED_HERE.test(reply.message)) void alone(calls[i]);
+          else calls[i].reject(this.failed('evalsha', reply));
+        }
+      },
+      (error: unknown) => {
+        if (error instanceof RedisUnavailableError && error.mayHaveRun) for (const call of calls) call.reject(error);
+        else for (const call of calls) void alone(call);
+      },
+    );
+  };
+
+  // Sends every waiting call (before a command that must not overtake them).
+  private flushWaiting(): void {
+    this.queue.flush();
+    this.lanes?.flush();
+  }
+
+  // Every other command's reply passes here. With the script path above, the one place that counts the replies
+  // outstanding (adaptive batching reads it), that sees a command go without its reply — its deadline expired, or
+  // its connection closed first (the socket is dropped just before the deadline when the server stays silent, and
+  // ioredis then fails what awaited a reply with MaxRetriesPerRequestError), or it could not be sent — and that
+  // tells a configuration refusal (NOPERM, unknown command, WRONGTYPE) from an outage, for every pattern.
   private settled<TReply>(command: string, reply: Promise<TReply>): Promise<TReply> {
-    const onError = (error: unknown): never => {
-      throw this.failed(command, error);
-    };
-    // The success handler only matters while a refusal is recorded: without one, a reply costs no extra callback.
-    if (this.lastRefusal === undefined) return reply.catch(onError);
-    return reply.then((value) => {
-      if (this.lastRefusal?.command === command) this.lastRefusal = undefined;
-      return value;
-    }, onError);
+    const queue = this.queue;
+    queue.sent();
+    return reply.then(
+      (value) => {
+        queue.answered();
+        if (this.lastRefusal?.command === command) this.lastRefusal = undefined;
+        return value;
+      },
+      (error: unknown): never => {
+        queue.answered();
+        throw this.failed(command, error);
+      },
+    );
   }
 
   /**
@@ -224,10 +315,22 @@ export class RedisExecutor {
     return classified;
   }
 
-  // Straight to the connection: no auto-pipeline, whatever the client's options.
   private alone<TReply>(name: string, args: ReadonlyArray<unknown>, encoding: ReplyEncoding = UTF8): Promise<TReply> {
-    return this.client.sendCommand(new Command(name, args as RedisArg[], encoding)) as Promise<TReply>;
+    return alone(this.client, name, args, encoding);
   }
+}
+
+interface ScriptReplyHandlers<TReply = unknown> {
+  answered(value: TReply): TReply;
+  failed(error: unknown): never;
+}
+
+// The server's words for a call whose keys this node does not serve, or cannot serve now: the call did not run.
+const NOT_SERVED_HERE = /non local key|cluster is down|TRYAGAIN|MOVED|ASK/;
+
+// Straight to the connection: no auto-pipeline, whatever the client's options.
+function alone<TReply>(client: RedisClient, name: string, args: ReadonlyArray<unknown>, encoding: ReplyEncoding = UTF8): Promise<TReply> {
+  return client.sendCommand(new Command(name, args as RedisArg[], encoding)) as Promise<TReply>;
 }
 
 /** Where a connection the module did not name points: its address (never credentials). */

@@ -1,29 +1,90 @@
 import { createHash } from 'node:crypto';
 
-/**
- * A Lua script with a fixed number of keys. Each script lives in its own module with a header block listing
- * KEYS, ARGV and the return value; {@link RedisExecutor.run} sends it (EVALSHA, EVAL after a NOSCRIPT).
- */
-export interface RedisScript<TResult> {
-  /** Short name, used in the command name and in errors. */
-  readonly name: string;
+/** A script's Lua text and its SHA-1, as EVALSHA expects it. */
+export interface ScriptText {
   readonly lua: string;
-  /** SHA-1 of the Lua text, as EVALSHA expects it. */
   readonly sha: string;
-  readonly numberOfKeys: number;
+}
+
+/** What every call of a script carries, when it is fixed (checked before the call is queued). */
+export interface ScriptShape {
+  /** Keys per call. */
+  readonly keys?: number;
+  /** Arguments per call. */
+  readonly args?: number;
+}
+
+/**
+ * The library's one kind of Lua script. It is written as the body of one call (`KEYS`, `ARGV`, ending with
+ * `return`) and can be sent two ways by {@link RedisExecutor.run}, which picks per call:
+ * - alone, as EVALSHA of {@link single} (the prelude, then the body): what a lone caller pays, no more than a
+ *   hand-written script;
+ * - with other calls of the same script, as one EVALSHA of its batch form (see `batch-form.ts`), when the connection
+ *   already has replies outstanding: the per-command cost is shared.
+ * Each script lives in its own module with a header block listing KEYS, ARGV and the reply.
+ */
+export interface RedisScript<TReply> {
+  /** Short name, used in errors and in the versioned {@link commandName}. */
+  readonly name: string;
+  /** The Lua of one call, without the prelude. */
+  readonly body: string;
+  /** Definitions the body uses (local functions, constant tables), evaluated once per script run. */
+  readonly prelude: string;
+  readonly shape: ScriptShape;
+  /** The script of one call: the prelude, then the body. */
+  readonly single: ScriptText;
+  /** SHA-1 of {@link single}'s text. */
+  readonly sha: string;
   /** `rp_<name>_<sha1 prefix>`: content-versioned, so two versions of a script never share a name. */
   readonly commandName: string;
-  /** Phantom field carrying the result type. */
-  readonly __result?: TResult;
+  /** Phantom field carrying the reply type. */
+  readonly __reply?: TReply;
 }
 
-/** Declares a script; `TResult` is the shape of the reply (ioredis maps Lua tables to arrays). */
-export function defineScript<TResult>(name: string, numberOfKeys: number, lua: string): RedisScript<TResult> {
-  return { name, lua, numberOfKeys, ...scriptIdentity(name, lua) };
+/** How a script is declared: its shape, when fixed, and the definitions its body shares with other calls of a batch. */
+export interface ScriptOptions extends ScriptShape {
+  readonly prelude?: string;
 }
 
-/** The SHA-1 of a script's text and its versioned name `rp_<name>_<sha1 prefix>`. */
-export function scriptIdentity(name: string, lua: string): { sha: string; commandName: string } {
-  const sha = createHash('sha1').update(lua).digest('hex');
-  return { sha, commandName: `rp_${name}_${sha.slice(0, 10)}` };
+/**
+ * Declares a script. `body` is the Lua of one call: it uses `KEYS[i]` and `ARGV[i]` and ends with `return`; it must
+ * not keep a reference to KEYS or ARGV (in a batch they are refilled for the next call) nor rely on globals.
+ * `TReply` is the shape of the reply (ioredis maps Lua tables to arrays).
+ */
+export function defineScript<TReply>(name: string, body: string, options: ScriptOptions = {}): RedisScript<TReply> {
+  const { prelude = '', keys, args } = options;
+  for (const [field, count] of [
+    ['keys', keys],
+    ['args', args],
+  ] as const) {
+    if (count !== undefined && !(Number.isInteger(count) && count >= 0)) {
+      throw new TypeError(`Script ${name}: ${field} must be a whole number, got ${count}.`);
+    }
+  }
+  const single = scriptText(prelude ? `${prelude}\n${body}` : body);
+  return {
+    name,
+    body,
+    prelude,
+    shape: { keys, args },
+    single,
+    sha: single.sha,
+    commandName: `rp_${name}_${single.sha.slice(0, 10)}`,
+  };
+}
+
+/** A Lua text with its SHA-1. */
+export function scriptText(lua: string): ScriptText {
+  return { lua, sha: createHash('sha1').update(lua).digest('hex') };
+}
+
+/**
+ * Checks one call against its script's shape; returns the reason it does not fit, or undefined. In a batch, a call
+ * of the wrong size would shift every later call, so it is refused before it is queued.
+ */
+export function shapeMismatch(script: RedisScript<unknown>, keys: readonly unknown[], args: readonly unknown[]): string | undefined {
+  const { keys: keyCount, args: argCount } = script.shape;
+  if ((keyCount === undefined || keys.length === keyCount) && (argCount === undefined || args.length === argCount)) return undefined;
+  const expected = [keyCount === undefined ? undefined : `${keyCount} keys`, argCount === undefined ? undefined : `${argCount} args`];
+  return `Script ${script.name} takes ${expected.filter(Boolean).join(' and ')}, got ${keys.length} keys and ${args.length} args.`;
 }

@@ -6,7 +6,7 @@ import { defineScript } from '../../core/scripts/redis-script';
 import type { DoctorCheck } from './doctor.types';
 
 /** Compare-and-delete: the release of a lock (KEYS[1] the lock, ARGV[1] the holder's token; returns 1 if released). */
-const RELEASE = defineScript<number>('doctor_lock_release', 1, COMPARE_AND_DELETE_LUA);
+const RELEASE = defineScript<number>('doctor_lock_release', COMPARE_AND_DELETE_LUA, { keys: 1 });
 
 /** What the SET NX PX procedure of the reference observed. */
 export interface LockProbe {

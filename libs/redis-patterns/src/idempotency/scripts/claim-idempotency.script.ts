@@ -1,4 +1,4 @@
-import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { defineScript } from '../../core/scripts/redis-script';
 
 /** The claim script's reply: claimed, a different payload, still running (with its remaining TTL), or done. */
 export type ClaimReply = ['claimed'] | ['mismatch'] | ['running', number] | ['done', string | null, string | null, string | null];
@@ -16,9 +16,9 @@ export type ClaimReply = ['claimed'] | ['mismatch'] | ['running', number] | ['do
  * in-progress TTL is the lock TTL, so a caller that dies mid-call lets a retry run once it passes. The fingerprint
  * is compared before the state: a different payload is refused (422) whether the first call runs or is done.
  *
- * One item of a batch (see defineBatchedScript): concurrent duplicates share one EVALSHA.
+ * Runs alone or as one call of a batch (see RedisScript): concurrent duplicates share one EVALSHA.
  */
-export const CLAIM_IDEMPOTENCY_SCRIPT = defineBatchedScript<ClaimReply>(
+export const CLAIM_IDEMPOTENCY_SCRIPT = defineScript<ClaimReply>(
   'idempotency_claim',
   `
 local found = redis.call('HMGET', KEYS[1], 'state', 'fp')
@@ -40,6 +40,5 @@ local stored = redis.call('HMGET', KEYS[1], 'meta', 'body', 'typed')
 -- false, not nil: a nil would end the reply array early.
 return {'done', stored[1] or false, stored[2] or false, stored[3] or false}
 `,
-  '',
   { keys: 1, args: 3 },
 );

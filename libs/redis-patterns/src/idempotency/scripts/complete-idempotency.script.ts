@@ -1,4 +1,4 @@
-import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { defineScript } from '../../core/scripts/redis-script';
 
 /**
  * Stores a first call's outcome under its key, if the caller still owns the claim.
@@ -13,9 +13,9 @@ import { defineBatchedScript } from '../../core/scripts/batched-script';
  * new owner's record. The result TTL replaces the in-progress one in the same script (invariant 1), counted from
  * completion.
  *
- * One item of a batch (see defineBatchedScript).
+ * Runs alone or as one call of a batch (see RedisScript).
  */
-export const COMPLETE_IDEMPOTENCY_SCRIPT = defineBatchedScript<number>(
+export const COMPLETE_IDEMPOTENCY_SCRIPT = defineScript<number>(
   'idempotency_complete',
   `
 if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then
@@ -26,6 +26,5 @@ redis.call('HSET', KEYS[1], 'state', 'done', 'meta', ARGV[3], 'body', ARGV[4], '
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `,
-  '',
   { keys: 1, args: 5 },
 );

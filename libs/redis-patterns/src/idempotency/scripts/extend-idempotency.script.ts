@@ -1,4 +1,4 @@
-import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { defineScript } from '../../core/scripts/redis-script';
 
 /**
  * Keeps a running first call's claim alive (its heartbeat): compare-and-PEXPIRE on the owner token.
@@ -10,9 +10,9 @@ import { defineBatchedScript } from '../../core/scripts/batched-script';
  * Owner-checked in one script, so a late heartbeat can never prolong a completed record (its owner field is gone)
  * or someone else's claim.
  *
- * One item of a batch (see defineBatchedScript).
+ * Runs alone or as one call of a batch (see RedisScript).
  */
-export const EXTEND_IDEMPOTENCY_SCRIPT = defineBatchedScript<number>(
+export const EXTEND_IDEMPOTENCY_SCRIPT = defineScript<number>(
   'idempotency_extend',
   `
 if redis.call('HGET', KEYS[1], 'owner') == ARGV[1] then
@@ -20,6 +20,5 @@ if redis.call('HGET', KEYS[1], 'owner') == ARGV[1] then
 end
 return 0
 `,
-  '',
   { keys: 1, args: 2 },
 );

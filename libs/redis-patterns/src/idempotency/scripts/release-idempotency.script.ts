@@ -1,4 +1,4 @@
-import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { defineScript } from '../../core/scripts/redis-script';
 
 /**
  * Gives up a claim after a failed first call, so a retry runs again: deletes the record only if the caller still
@@ -12,9 +12,9 @@ import { defineBatchedScript } from '../../core/scripts/batched-script';
  * retry, whose record the DEL would then remove (invariant 2). The owner field exists only while running, so a
  * completed record is never deleted.
  *
- * One item of a batch (see defineBatchedScript).
+ * Runs alone or as one call of a batch (see RedisScript).
  */
-export const RELEASE_IDEMPOTENCY_SCRIPT = defineBatchedScript<number>(
+export const RELEASE_IDEMPOTENCY_SCRIPT = defineScript<number>(
   'idempotency_release',
   `
 if redis.call('HGET', KEYS[1], 'owner') == ARGV[1] then
@@ -22,6 +22,5 @@ if redis.call('HGET', KEYS[1], 'owner') == ARGV[1] then
 end
 return 0
 `,
-  '',
   { keys: 1, args: 1 },
 );

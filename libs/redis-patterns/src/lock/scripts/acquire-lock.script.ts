@@ -1,5 +1,5 @@
 import { SERVER_CLOCK_LUA } from '../../core/scripts/lua/server-clock.lua';
-import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { defineScript } from '../../core/scripts/redis-script';
 import { NEXT_FENCE_LUA } from './next-fence.lua';
 
 /**
@@ -14,9 +14,9 @@ import { NEXT_FENCE_LUA } from './next-fence.lua';
  * never from the app (invariant 3). A taken lock costs 2 commands inside the script (SET NX, SET GET), plus one
  * TIME per batch.
  *
- * One item of a batch (see defineBatchedScript): concurrent lock operations share one EVALSHA.
+ * Runs alone or as one call of a batch (see RedisScript): concurrent lock operations share one EVALSHA.
  */
-export const ACQUIRE_LOCK_SCRIPT = defineBatchedScript<[number, string | number]>(
+export const ACQUIRE_LOCK_SCRIPT = defineScript<[number, string | number]>(
   'lock_acquire',
   `
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
@@ -24,7 +24,6 @@ if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
 end
 return {1, next_fence(KEYS[2], ARGV[3])}
 `,
-  // now_us(): server time in µs and as text, read with TIME and formatted once per batch; next_fence() uses it.
-  SERVER_CLOCK_LUA + NEXT_FENCE_LUA,
-  { keys: 2, args: 3 },
+  // now_us(): server time in µs and as text, read with TIME and formatted once per script run; next_fence() uses it.
+  { keys: 2, args: 3, prelude: SERVER_CLOCK_LUA + NEXT_FENCE_LUA },
 );

@@ -1,5 +1,5 @@
 import { SERVER_CLOCK_LUA } from '../../core/scripts/lua/server-clock.lua';
-import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { defineScript } from '../../core/scripts/redis-script';
 import { NEXT_FENCE_LUA } from './next-fence.lua';
 import { KEEP_ALIVE_LUA } from './shared-lease.lua';
 
@@ -16,7 +16,7 @@ import { KEEP_ALIVE_LUA } from './shared-lease.lua';
  * Writer preference: a live waiting mark refuses new readers (readers already in keep their leases), so a stream of
  * overlapping readers cannot starve a writer. Marks are counted, not pruned: the read path writes nothing else.
  */
-export const ACQUIRE_READ_SCRIPT = defineBatchedScript<[number, string | number]>(
+export const ACQUIRE_READ_SCRIPT = defineScript<[number, string | number]>(
   'rw_acquire_read',
   `
 local writer = redis.call('PTTL', KEYS[1])
@@ -28,6 +28,5 @@ redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
 keep_alive(KEYS[2], now)
 return {1, next_fence(KEYS[4], ARGV[3])}
 `,
-  SERVER_CLOCK_LUA + NEXT_FENCE_LUA + KEEP_ALIVE_LUA,
-  { keys: 4, args: 3 },
+  { keys: 4, args: 3, prelude: SERVER_CLOCK_LUA + NEXT_FENCE_LUA + KEEP_ALIVE_LUA },
 );

@@ -1,5 +1,5 @@
 import { SERVER_CLOCK_LUA } from '../../core/scripts/lua/server-clock.lua';
-import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { defineScript } from '../../core/scripts/redis-script';
 import { NEXT_FENCE_LUA } from './next-fence.lua';
 import { KEEP_ALIVE_LUA } from './shared-lease.lua';
 
@@ -16,7 +16,7 @@ import { KEEP_ALIVE_LUA } from './shared-lease.lua';
  * attempt: a writer that stops trying (it gave up or crashed) stops blocking readers within that time. Taking the
  * lock removes the writer's own mark; other waiting writers keep theirs (no order among writers).
  */
-export const ACQUIRE_WRITE_SCRIPT = defineBatchedScript<[number, string | number]>(
+export const ACQUIRE_WRITE_SCRIPT = defineScript<[number, string | number]>(
   'rw_acquire_write',
   `
 local now = now_ms()
@@ -38,6 +38,5 @@ if tonumber(ARGV[5]) > 0 then
 end
 return {0, math.max(retry, 0)}
 `,
-  SERVER_CLOCK_LUA + NEXT_FENCE_LUA + KEEP_ALIVE_LUA,
-  { keys: 4, args: 5 },
+  { keys: 4, args: 5, prelude: SERVER_CLOCK_LUA + NEXT_FENCE_LUA + KEEP_ALIVE_LUA },
 );

@@ -1,4 +1,4 @@
-import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { defineScript } from '../../core/scripts/redis-script';
 
 /**
  * Compare-and-PEXPIRE: extends a lock only if the caller still owns it.
@@ -9,9 +9,9 @@ import { defineBatchedScript } from '../../core/scripts/batched-script';
  *
  * One script for the same reason as release: an extension must never revive or prolong someone else's lock.
  *
- * One item of a batch (see defineBatchedScript): concurrent lock operations share one EVALSHA.
+ * Runs alone or as one call of a batch (see RedisScript): concurrent lock operations share one EVALSHA.
  */
-export const EXTEND_LOCK_SCRIPT = defineBatchedScript<number>(
+export const EXTEND_LOCK_SCRIPT = defineScript<number>(
   'lock_extend',
   `
 if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -19,6 +19,5 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0
 `,
-  '',
   { keys: 1, args: 2 },
 );

@@ -1,5 +1,5 @@
 import { SERVER_CLOCK_LUA } from '../../core/scripts/lua/server-clock.lua';
-import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { defineScript } from '../../core/scripts/redis-script';
 import { KEEP_ALIVE_LUA } from './shared-lease.lua';
 
 /**
@@ -12,9 +12,9 @@ import { KEEP_ALIVE_LUA } from './shared-lease.lua';
  * An expired member is removed, never revived: acquisitions already count it as free, so another holder may have
  * taken its place.
  *
- * One item of a batch (see defineBatchedScript).
+ * Runs alone or as one call of a batch (see RedisScript).
  */
-export const EXTEND_SHARED_LEASE_SCRIPT = defineBatchedScript<number>(
+export const EXTEND_SHARED_LEASE_SCRIPT = defineScript<number>(
   'shared_lease_extend',
   `
 local now = now_ms()
@@ -28,6 +28,5 @@ redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 keep_alive(KEYS[1], now)
 return 1
 `,
-  SERVER_CLOCK_LUA + KEEP_ALIVE_LUA,
-  { keys: 1, args: 2 },
+  { keys: 1, args: 2, prelude: SERVER_CLOCK_LUA + KEEP_ALIVE_LUA },
 );

@@ -1,4 +1,4 @@
-import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { defineScript } from '../../core/scripts/redis-script';
 import { COMPARE_AND_DELETE_LUA } from '../../core/scripts/lua/compare-and-delete.lua';
 
 /**
@@ -8,6 +8,6 @@ import { COMPARE_AND_DELETE_LUA } from '../../core/scripts/lua/compare-and-delet
  * ARGV[1] owner token
  * Returns 1 when deleted, 0 when the key is gone or belongs to another holder.
  *
- * One item of a batch (see defineBatchedScript): concurrent lock operations share one EVALSHA.
+ * Runs alone or as one call of a batch (see RedisScript): concurrent lock operations share one EVALSHA.
  */
-export const RELEASE_LOCK_SCRIPT = defineBatchedScript<number>('lock_release', COMPARE_AND_DELETE_LUA, '', { keys: 1, args: 1 });
+export const RELEASE_LOCK_SCRIPT = defineScript<number>('lock_release', COMPARE_AND_DELETE_LUA, { keys: 1, args: 1 });

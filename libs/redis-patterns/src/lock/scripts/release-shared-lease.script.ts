@@ -1,5 +1,5 @@
 import { SERVER_CLOCK_LUA } from '../../core/scripts/lua/server-clock.lua';
-import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { defineScript } from '../../core/scripts/redis-script';
 
 /**
  * Gives back one shared lease (a read lease, a semaphore permit, a writer's waiting mark): removes the owner's member.
@@ -9,9 +9,9 @@ import { defineBatchedScript } from '../../core/scripts/batched-script';
  * Returns 1 when the lease was still held, 0 when it was gone or had expired (removed all the same). Removing the
  * last member deletes the key.
  *
- * One item of a batch (see defineBatchedScript).
+ * Runs alone or as one call of a batch (see RedisScript).
  */
-export const RELEASE_SHARED_LEASE_SCRIPT = defineBatchedScript<number>(
+export const RELEASE_SHARED_LEASE_SCRIPT = defineScript<number>(
   'shared_lease_release',
   `
 local expiry = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -20,6 +20,5 @@ redis.call('ZREM', KEYS[1], ARGV[1])
 if tonumber(expiry) <= now_ms() then return 0 end
 return 1
 `,
-  SERVER_CLOCK_LUA,
-  { keys: 1, args: 1 },
+  { keys: 1, args: 1, prelude: SERVER_CLOCK_LUA },
 );

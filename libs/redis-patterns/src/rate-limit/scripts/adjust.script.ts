@@ -1,4 +1,4 @@
-import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { defineScript } from '../../core/scripts/redis-script';
 import { FIXED_WINDOW_ADJUST_LUA } from './fixed-window.lua';
 import { REDIS_CLOCK_LUA } from './redis-clock.lua';
 import { SLIDING_WINDOW_COUNTER_ADJUST_LUA } from './sliding-window-counter.lua';
@@ -23,7 +23,7 @@ local adjusts = { fixed_window_adjust, sliding_window_adjust, sliding_window_cou
  *
  * Time is Redis TIME (invariant 3), read only if a policy is not a fixed window.
  */
-export const ADJUST_SCRIPT = defineBatchedScript<number[]>(
+export const ADJUST_SCRIPT = defineScript<number[]>(
   'rate_limit_adjust',
   `
 local delta = tonumber(ARGV[1])
@@ -45,5 +45,5 @@ for i = 1, count do
 end
 return out
 `,
-  ADJUSTS_LUA,
+  { prelude: ADJUSTS_LUA },
 );

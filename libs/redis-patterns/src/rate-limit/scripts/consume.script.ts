@@ -1,4 +1,4 @@
-import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { defineScript } from '../../core/scripts/redis-script';
 import { FIXED_WINDOW_LUA } from './fixed-window.lua';
 import { REDIS_CLOCK_LUA } from './redis-clock.lua';
 import { SLIDING_WINDOW_COUNTER_LUA } from './sliding-window-counter.lua';
@@ -24,7 +24,7 @@ local checks = { fixed_window, sliding_window, sliding_window_counter, token_buc
  *          (0: none)
  * Returns  { allowed (1|0), then per policy: remaining, resetMs, retryAfterMs } as integers
  *
- * One item of a batch (see defineBatchedScript): the algorithm functions are defined once per batch.
+ * Runs alone or as one call of a batch (see RedisScript): the algorithm functions are defined once per batch.
  *
  * Time is Redis TIME, read once per batch (not at all when every policy is a fixed window): every instance, whatever
  * its
@@ -99,4 +99,4 @@ return out
 `;
 
 /** The generic consume script, for 1 to 16 policies (a single policy normally uses its algorithm's own script). */
-export const CONSUME_SCRIPT = defineBatchedScript<number[]>('rate_limit', CONSUME_LUA, ALGORITHMS_LUA);
+export const CONSUME_SCRIPT = defineScript<number[]>('rate_limit', CONSUME_LUA, { prelude: ALGORITHMS_LUA });

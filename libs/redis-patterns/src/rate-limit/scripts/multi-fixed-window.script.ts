@@ -1,4 +1,4 @@
-import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { defineScript } from '../../core/scripts/redis-script';
 
 /**
  * Several fixed windows on one identity (e.g. per second, per minute, per day): the specialised form of the generic
@@ -13,9 +13,9 @@ import { defineBatchedScript } from '../../core/scripts/batched-script';
  * ARGV[3i..3i+2]  per policy: algorithm code (always 1), limit, windowMs
  * Returns  { allowed (1|0), then per policy: remaining, resetMs, retryAfterMs }
  *
- * One item of a batch (see defineBatchedScript).
+ * Runs alone or as one call of a batch (see RedisScript).
  */
-export const multiFixedWindowScript = defineBatchedScript<number[]>(
+export const multiFixedWindowScript = defineScript<number[]>(
   'rate_limit_mfw',
   `
 local cost = tonumber(ARGV[1])

@@ -1,4 +1,4 @@
-import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { defineScript } from '../../core/scripts/redis-script';
 
 /**
  * Fixed window, one policy: the specialised form of `fixed-window.lua.ts` (no function table, no closures, as few
@@ -10,12 +10,12 @@ import { defineBatchedScript } from '../../core/scripts/batched-script';
  * ARGV[3]  windowMs
  * Returns  { allowed (1|0), remaining, resetMs, retryAfterMs }
  *
- * One item of a batch (see defineBatchedScript): concurrent decisions share one EVALSHA.
+ * Runs alone or as one call of a batch (see RedisScript): concurrent decisions share one EVALSHA.
  *
  * No clock is read: the window is the key's TTL, kept by the server that owns the key (invariant 3 holds). Counting
  * first and undoing on a denial is safe because the script is atomic: no other call sees the over-count.
  */
-export const singleFixedWindowScript = defineBatchedScript<number[]>(
+export const singleFixedWindowScript = defineScript<number[]>(
   'rate_limit_fw',
   `
 local key = KEYS[1]
@@ -62,6 +62,5 @@ if before == 0 and ttl < 0 then redis.call('DEL', key) else redis.call('DECRBY',
 if ttl > 0 then return { 0, math.max(limit - before, 0), ttl, ttl } end
 return { 0, math.max(limit - before, 0), 0, tonumber(ARGV[3]) }
 `,
-  '',
   { keys: 1, args: 3 },
 );

@@ -1,4 +1,4 @@
-import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { defineScript } from '../../core/scripts/redis-script';
 import { REDIS_CLOCK_LUA } from './redis-clock.lua';
 
 /**
@@ -11,12 +11,12 @@ import { REDIS_CLOCK_LUA } from './redis-clock.lua';
  * ARGV[3]  windowMs
  * Returns  { allowed (1|0), remaining, resetMs, retryAfterMs }
  *
- * One item of a batch (see defineBatchedScript): concurrent decisions share one EVALSHA.
+ * Runs alone or as one call of a batch (see RedisScript): concurrent decisions share one EVALSHA.
  *
  * Time is Redis TIME, read once per batch (redis-clock.lua.ts; invariant 3): windows are aligned on the server's
  * clock, the same for every instance.
  */
-export const singleSlidingWindowCounterScript = defineBatchedScript<number[]>(
+export const singleSlidingWindowCounterScript = defineScript<number[]>(
   'rate_limit_swc',
   `
 local key = KEYS[1]
@@ -67,6 +67,5 @@ else
 end
 return { 0, math.max(math.floor(available), 0), math.ceil(reset_now), math.ceil(math.max(retry, 1)) }
 `,
-  REDIS_CLOCK_LUA,
-  { keys: 1, args: 3 },
+  { keys: 1, args: 3, prelude: REDIS_CLOCK_LUA },
 );

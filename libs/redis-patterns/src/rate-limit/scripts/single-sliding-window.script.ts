@@ -1,4 +1,4 @@
-import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { defineScript } from '../../core/scripts/redis-script';
 import { FUTURE_HITS_LUA } from './future-hits.lua';
 import { REDIS_CLOCK_LUA } from './redis-clock.lua';
 
@@ -14,12 +14,12 @@ import { REDIS_CLOCK_LUA } from './redis-clock.lua';
  * ARGV[4]  nonce, unique per call (a per-process prefix and a counter)
  * Returns  { allowed (1|0), remaining, resetMs, retryAfterMs }
  *
- * One item of a batch (see defineBatchedScript): concurrent decisions share one EVALSHA.
+ * Runs alone or as one call of a batch (see RedisScript): concurrent decisions share one EVALSHA.
  *
  * Time is Redis TIME, read once per batch (redis-clock.lua.ts; invariant 3): the count over the last windowMs is
  * exact whatever the callers' clocks.
  */
-export const singleSlidingWindowScript = defineBatchedScript<number[]>(
+export const singleSlidingWindowScript = defineScript<number[]>(
   'rate_limit_sw',
   `
 local key = KEYS[1]
@@ -65,6 +65,5 @@ if cost <= limit then
 end
 return { 0, math.max(available, 0), math.ceil(reset_now), math.ceil(retry) }
 `,
-  `${REDIS_CLOCK_LUA}${FUTURE_HITS_LUA}`,
-  { keys: 1, args: 4 },
+  { keys: 1, args: 4, prelude: `${REDIS_CLOCK_LUA}${FUTURE_HITS_LUA}` },
 );

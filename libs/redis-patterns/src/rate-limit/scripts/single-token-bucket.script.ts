@@ -1,4 +1,4 @@
-import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { defineScript } from '../../core/scripts/redis-script';
 import { REDIS_CLOCK_LUA } from './redis-clock.lua';
 
 /**
@@ -11,12 +11,12 @@ import { REDIS_CLOCK_LUA } from './redis-clock.lua';
  * ARGV[3]  refill per second
  * Returns  { allowed (1|0), remaining, resetMs, retryAfterMs }
  *
- * One item of a batch (see defineBatchedScript): concurrent decisions share one EVALSHA.
+ * Runs alone or as one call of a batch (see RedisScript): concurrent decisions share one EVALSHA.
  *
  * Time is Redis TIME, read once per batch (redis-clock.lua.ts; invariant 3). A missing key is a full bucket, so the
  * key expires once it would be full.
  */
-export const singleTokenBucketScript = defineBatchedScript<number[]>(
+export const singleTokenBucketScript = defineScript<number[]>(
   'rate_limit_tb',
   `
 local key = KEYS[1]
@@ -48,6 +48,5 @@ local retry = capacity / per_ms
 if cost <= capacity then retry = math.max((cost - tokens) / per_ms, 1) end
 return { 0, math.max(math.floor(tokens), 0), math.ceil((capacity - tokens) / per_ms), math.ceil(retry) }
 `,
-  REDIS_CLOCK_LUA,
-  { keys: 1, args: 3 },
+  { keys: 1, args: 3, prelude: REDIS_CLOCK_LUA },
 );

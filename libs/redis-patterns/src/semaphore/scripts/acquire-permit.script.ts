@@ -1,5 +1,5 @@
 import { SERVER_CLOCK_LUA } from '../../core/scripts/lua/server-clock.lua';
-import { defineBatchedScript } from '../../core/scripts/batched-script';
+import { defineScript } from '../../core/scripts/redis-script';
 import { NEXT_FENCE_LUA } from '../../lock/scripts/next-fence.lua';
 import { KEEP_ALIVE_LUA } from '../../lock/scripts/shared-lease.lua';
 
@@ -14,9 +14,9 @@ import { KEEP_ALIVE_LUA } from '../../lock/scripts/shared-lease.lua';
  * its TTL whatever the clocks of the app instances say. Pruning, counting and adding happen in one script, so two
  * callers can never both take the last permit.
  *
- * One item of a batch (see defineBatchedScript): concurrent acquisitions share one EVALSHA.
+ * Runs alone or as one call of a batch (see RedisScript): concurrent acquisitions share one EVALSHA.
  */
-export const ACQUIRE_PERMIT_SCRIPT = defineBatchedScript<[number, string | number]>(
+export const ACQUIRE_PERMIT_SCRIPT = defineScript<[number, string | number]>(
   'semaphore_acquire',
   `
 local now = now_ms()
@@ -29,6 +29,5 @@ redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 keep_alive(KEYS[1], now)
 return {1, next_fence(KEYS[2], ARGV[4])}
 `,
-  SERVER_CLOCK_LUA + NEXT_FENCE_LUA + KEEP_ALIVE_LUA,
-  { keys: 2, args: 4 },
+  { keys: 2, args: 4, prelude: SERVER_CLOCK_LUA + NEXT_FENCE_LUA + KEEP_ALIVE_LUA },
 );

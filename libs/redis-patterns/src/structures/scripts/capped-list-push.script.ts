@@ -12,11 +12,11 @@ import { defineScript } from '../../core/scripts/redis-script';
  */
 export const CAPPED_LIST_PUSH = defineScript<number>(
   'capped_list_push',
-  1,
   `
 redis.call('LPUSH', KEYS[1], unpack(ARGV, 3))
 redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[1]) - 1)
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return redis.call('LLEN', KEYS[1])
 `,
+  { keys: 1 },
 );

@@ -10,10 +10,10 @@ import { defineScript } from '../../core/scripts/redis-script';
  */
 export const HLL_ADD = defineScript<number>(
   'hll_add',
-  1,
   `
 local changed = redis.call('PFADD', KEYS[1], unpack(ARGV, 2))
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return changed
 `,
+  { keys: 1 },
 );

@@ -14,7 +14,6 @@ import { defineScript } from '../../core/scripts/redis-script';
  */
 export const HLL_FOLD = defineScript<number>(
   'hll_fold',
-  2,
   `
 redis.call('PFADD', KEYS[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -27,4 +26,5 @@ local count = redis.call('PFCOUNT', KEYS[1])
 if ARGV[1] == 'count' then redis.call('DEL', KEYS[1]) else redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return count
 `,
+  { keys: 2 },
 );

@@ -10,7 +10,6 @@ import { defineScript } from '../../core/scripts/redis-script';
  */
 export const LEADERBOARD_AROUND = defineScript<Array<string | number>>(
   'leaderboard_around',
-  1,
   `
 local rank = redis.call('ZREVRANK', KEYS[1], ARGV[1])
 if not rank then return {} end
@@ -21,4 +20,5 @@ local entries = redis.call('ZREVRANGE', KEYS[1], start, rank + n, 'WITHSCORES')
 table.insert(entries, 1, start)
 return entries
 `,
+  { keys: 1 },
 );

@@ -10,10 +10,10 @@ import { defineScript } from '../../core/scripts/redis-script';
  */
 export const LEADERBOARD_DAY_REMOVE = defineScript<number>(
   'leaderboard_day_remove',
-  2,
   `
 local removed = redis.call('ZREM', KEYS[1], unpack(ARGV))
 if removed > 0 then redis.call('DEL', KEYS[2]) end
 return removed
 `,
+  { keys: 2 },
 );

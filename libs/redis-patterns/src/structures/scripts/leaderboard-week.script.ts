@@ -15,7 +15,6 @@ import { defineScript } from '../../core/scripts/redis-script';
  */
 export const LEADERBOARD_WEEK = defineScript<number>(
   'leaderboard_week',
-  9,
   `
 local mark = redis.call('GET', KEYS[2])
 if mark and (mark == '0' or redis.call('EXISTS', KEYS[1]) == 1) then return 0 end
@@ -26,4 +25,5 @@ if size > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 redis.call('SET', KEYS[2], size, 'PX', ARGV[1])
 return 1
 `,
+  { keys: 9 },
 );

@@ -40,7 +40,7 @@ return reply
 `;
 
 /** A write to an all-time board. */
-export const LEADERBOARD_WRITE = defineScript<string>('leaderboard_write', 1, WRITE_LUA);
+export const LEADERBOARD_WRITE = defineScript<string>('leaderboard_write', WRITE_LUA, { keys: 1 });
 
 /** A write to a daily board, which marks its week's union stale. */
-export const LEADERBOARD_DAY_WRITE = defineScript<string>('leaderboard_day_write', 2, WRITE_LUA);
+export const LEADERBOARD_DAY_WRITE = defineScript<string>('leaderboard_day_write', WRITE_LUA, { keys: 2 });

@@ -12,7 +12,6 @@ import { SERVER_CLOCK_LUA } from '../../core/scripts/lua/server-clock.lua';
  */
 export const SESSION_CREATE = defineScript<number>(
   'session_create',
-  1,
   `${SERVER_CLOCK_LUA}
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local now = math.floor(now_ms())
@@ -27,4 +26,5 @@ end
 redis.call('PEXPIRE', KEYS[1], ttl)
 return 1
 `,
+  { keys: 1 },
 );

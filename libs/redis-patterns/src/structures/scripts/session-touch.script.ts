@@ -11,7 +11,6 @@ import { SERVER_CLOCK_LUA } from '../../core/scripts/lua/server-clock.lua';
  */
 export const SESSION_TOUCH = defineScript<number>(
   'session_touch',
-  1,
   `${SERVER_CLOCK_LUA}
 local meta = redis.call('HMGET', KEYS[1], 'm:ttl', 'm:abs')
 if not meta[1] then return 0 end
@@ -28,4 +27,5 @@ end
 redis.call('PEXPIRE', KEYS[1], ttl)
 return ttl
 `,
+  { keys: 1 },
 );

@@ -13,7 +13,6 @@ import { defineScript } from '../../core/scripts/redis-script';
  */
 export const SESSION_UPDATE = defineScript<number>(
   'session_update',
-  1,
   `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local n = tonumber(ARGV[1])
@@ -21,4 +20,5 @@ for i = 2, 1 + 2 * n, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 for i = 2 + 2 * n, #ARGV do redis.call('HDEL', KEYS[1], ARGV[i]) end
 return 1
 `,
+  { keys: 1 },
 );

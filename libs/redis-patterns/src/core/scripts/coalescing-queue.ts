@@ -1,0 +1,103 @@
+/**
+ * Calls per shared command at most. Small batches keep several in flight at once, so the app builds the next batch
+ * while Redis runs the previous one (measured on 2 cores with 32 concurrent callers: 8 calls ≈ 2.5× one script per
+ * call; 32 in one batch is slower than 8, because app and server then take turns).
+ */
+export const MAX_BATCH_ITEMS = 8;
+
+/**
+ * Replies a connection may have outstanding before calls start to wait and coalesce. Below it a call is written at
+ * once, so a lone or moderate caller pays no extra event-loop turn; at it, client and server already overlap, and
+ * further calls share commands instead of adding one each. Measured (bench/results/PROFILES.md, "adaptive
+ * batching").
+ */
+export const IN_FLIGHT_WINDOW = 8;
+
+type RedisArg = string | number | Buffer;
+
+/** A waiting call: what it sends and how it is settled. */
+export interface WaitingCall {
+  readonly keys: readonly string[];
+  readonly args: readonly RedisArg[];
+  resolve(reply: unknown): void;
+  reject(error: unknown): void;
+}
+
+/** Calls that wait together and leave as one command: the same script (on a cluster, the same slot), or reads. */
+export interface WaitingGroup<TKind> {
+  readonly kind: TKind;
+  readonly calls: WaitingCall[];
+}
+
+/** The count of a connection's outstanding replies: every command written is reported, and so is its answer. */
+export interface ReplyWindow {
+  sent(): void;
+  answered(): void;
+}
+
+/**
+ * The adaptive part of the one I/O path: counts the replies a connection has outstanding and, while they are at
+ * {@link IN_FLIGHT_WINDOW} or more, gathers calls into groups that leave at the end of the event-loop turn
+ * (setImmediate, not the next tick: a turn runs the callbacks of every socket that became readable, so the calls of
+ * requests read in one turn share a group) or as soon as a group holds {@link MAX_BATCH_ITEMS} calls.
+ *
+ * Order: calls of one group reach the server in submission order, and a call is written at once only when nothing
+ * waits ({@link open}), so it never overtakes an earlier call.
+ */
+export class CoalescingQueue<TKind> implements ReplyWindow {
+  private inFlight = 0;
+  private readonly waiting = new Map<string, WaitingGroup<TKind>>();
+  private flushScheduled = false;
+
+  constructor(private readonly sendGroup: (group: WaitingGroup<TKind>) => void) {}
+
+  /** Whether a call may be written now: few replies outstanding and no call waiting ahead of it. */
+  get open(): boolean {
+    return this.inFlight < IN_FLIGHT_WINDOW && this.waiting.size === 0;
+  }
+
+  /** A command was written. */
+  sent(): void {
+    this.inFlight++;
+  }
+
+  /** A command was answered (or failed). */
+  answered(): void {
+    this.inFlight--;
+  }
+
+  /** Queues a call in the group `groupKey` (opened with `kind` when it is the group's first call). */
+  add<TReply>(groupKey: string, kind: TKind, keys: readonly string[], args: readonly RedisArg[]): Promise<TReply> {
+    let group = this.waiting.get(groupKey);
+    if (!group) {
+      group = { kind, calls: [] };
+      this.waiting.set(groupKey, group);
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(this.flushAtEndOfTurn);
+      }
+    }
+    const target = group;
+    const reply = new Promise<TReply>((resolve, reject) =>
+      target.calls.push({ keys, args, resolve: resolve as (reply: unknown) => void, reject }),
+    );
+    if (target.calls.length >= MAX_BATCH_ITEMS) {
+      this.waiting.delete(groupKey);
+      this.sendGroup(target);
+    }
+    return reply;
+  }
+
+  /** Sends every waiting group now, in the order the groups were opened (before a command that must follow them). */
+  readonly flush = (): void => {
+    if (this.waiting.size === 0) return;
+    const groups = [...this.waiting.values()];
+    this.waiting.clear();
+    for (const group of groups) this.sendGroup(group);
+  };
+
+  private readonly flushAtEndOfTurn = (): void => {
+    this.flushScheduled = false;
+    this.flush();
+  };
+}

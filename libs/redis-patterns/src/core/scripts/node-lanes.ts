@@ -1,0 +1,59 @@
+import type { Cluster, Redis } from 'ioredis';
+import { CoalescingQueue, type WaitingGroup } from './coalescing-queue';
+import type { RedisScript } from './redis-script';
+import { keySlot } from '../keys/key-slot';
+
+/** One cluster master as the executor sees it: its own connection and its own window of outstanding replies. */
+export interface NodeLane {
+  readonly client: Redis;
+  readonly queue: CoalescingQueue<RedisScript<unknown>>;
+}
+
+/**
+ * The masters of a cluster, found by slot from the client's own slot table (`Cluster.slots`, which ioredis keeps
+ * current on MOVED and on its periodic refresh). Calls coalesce per node, not per slot: with distinct identities
+ * almost every call has its own slot, so per-slot groups would be groups of one.
+ *
+ * A lane is looked up on every call and replaced when its connection ended; an unknown slot (the table is not loaded
+ * yet, or the node is new) has no lane, and its call goes through the cluster client alone, with its redirections.
+ */
+export class NodeLanes {
+  private readonly lanes = new Map<string, NodeLane>();
+
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly sendGroup: (lane: NodeLane, group: WaitingGroup<RedisScript<unknown>>) => void,
+  ) {}
+
+  /**
+   * The lane of the node serving `key`'s slot, if the slot table names one the client is connected to. A node that
+   * is not ready (reconnecting, or dropped from the cluster client's pool after a failover) has no lane: its calls go
+   * through the cluster client, which knows where the slot went.
+   */
+  of(key: string): NodeLane | undefined {
+    const nodeKey = this.cluster.slots[keySlot(key)]?.[0];
+    if (nodeKey === undefined) return undefined;
+    const lane = this.lanes.get(nodeKey) ?? this.open(nodeKey);
+    return lane?.client.status === 'ready' ? lane : undefined;
+  }
+
+  /** Sends what waits on every lane. */
+  flush(): void {
+    for (const lane of this.lanes.values()) lane.queue.flush();
+  }
+
+  private open(nodeKey: string): NodeLane | undefined {
+    const client = this.cluster.nodes('master').find(({ options }) => `${options.host}:${options.port}` === nodeKey);
+    if (!client) return undefined;
+    // The pool replaces a node's connection when the node leaves and comes back: the lane follows it.
+    client.once('end', () => {
+      if (this.lanes.get(nodeKey) === lane) this.lanes.delete(nodeKey);
+    });
+    const lane: NodeLane = {
+      client,
+      queue: new CoalescingQueue<RedisScript<unknown>>((group) => this.sendGroup(lane, group)),
+    };
+    this.lanes.set(nodeKey, lane);
+    return lane;
+  }
+}
