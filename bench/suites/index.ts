@@ -4,6 +4,7 @@ import { httpCpuGroup, httpFastifyCpuGroup, httpFastifyGroup, httpGroup, httpPla
 import { latencyGroup } from './latency.suite';
 import { lockGroup } from './lock.suite';
 import { nearCacheGroup, nearCacheNotes } from './near-cache.suite';
+import { rateLimitClusterGroup } from './rate-limit-cluster.suite';
 import { rateLimitMultiGroup } from './rate-limit-multi.suite';
 import { rateLimitGroup } from './rate-limit.suite';
 import { redisBenchmarkGroup } from './redis-benchmark.suite';
@@ -17,6 +18,7 @@ export const SUITES: Suite[] = [
   { id: 'near-cache', create: nearCacheGroup, notes: nearCacheNotes },
   { id: 'rate-limit', create: rateLimitGroup, sweep: true },
   { id: 'rate-limit-multi', create: rateLimitMultiGroup, sweep: true },
+  { id: 'rate-limit-cluster', create: rateLimitClusterGroup, sweep: true },
   { id: 'lock', create: lockGroup, sweep: true },
   { id: 'semaphore', create: semaphoreGroup, sweep: true },
   { id: 'idempotency', create: idempotencyGroup, sweep: true },

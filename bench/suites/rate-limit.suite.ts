@@ -32,7 +32,7 @@ export const POLICIES: Record<string, object> = {
 };
 
 // One round trip, like ours: INCR, set the expiry on the first hit, return the count and the remaining TTL.
-const FIXED_WINDOW_LUA = `
+export const FIXED_WINDOW_LUA = `
 local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return { count, redis.call('PTTL', KEYS[1]) }`;

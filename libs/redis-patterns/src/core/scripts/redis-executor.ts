@@ -1,4 +1,5 @@
-import { type Cluster, Command, type Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
+import { alone, BINARY, isNoScript, NOT_SERVED_HERE, type ReplyEncoding, unavailableError } from './command-wire';
 import { batchFormOf, batchOf, crossSlotFormOf } from './batch-form';
 import { CoalescingQueue, type ReplyWindow, type WaitingGroup } from './coalescing-queue';
 import { type NodeLane, NodeLanes } from './node-lanes';
@@ -11,31 +12,20 @@ import { RedisUnavailableError } from '../../errors/redis-unavailable.error';
 type RedisArg = string | number | Buffer;
 type RedisClient = Redis | Cluster;
 
-type ReplyEncoding = { readonly replyEncoding?: 'utf8' };
-const UTF8: ReplyEncoding = { replyEncoding: 'utf8' };
-// No reply encoding: ioredis hands the reply over as Buffers.
-const BINARY: ReplyEncoding = {};
-
 /** What a group of waiting calls shares: one script's EVALSHA, or one MGET. */
 type GroupKind = RedisScript<unknown> | 'read';
 
 /**
- * The one way the library sends commands to a Redis connection: every store calls Redis through the executor of
- * its connection, so scripts, batching, ordering, deadlines, the cluster retry and the classification of failures
- * live here, once.
+ * The one way the library sends commands to a Redis connection: scripts, batching, ordering, deadlines, the cluster
+ * retry and the classification of failures live here, once (docs/architecture.md, "One executor").
  *
- * - Scripts go as EVALSHA of their content hash, and as EVAL after a NOSCRIPT (a SCRIPT FLUSH, a restart, a new
- *   cluster node): nothing is defined on the client, so an adopted client is left exactly as it was handed over.
- * - Adaptive batching ({@link CoalescingQueue}): while the connection has few replies outstanding, a call is
- *   written at once (a script as EVALSHA of its one-call form, a read as GET). Beyond that, calls of one event-loop
- *   turn share commands: one EVALSHA of a script's batch form, one MGET on a single server. A command that cannot
- *   share sends the waiting calls first, so a read issued before a write is never answered after it.
- * - Scripts are sent on their own, never through ioredis auto-pipelining, whatever the client's options. ioredis
- *   keeps one auto-pipeline in flight per node, so concurrent small scripts make app and server take turns; and on a
- *   cluster an auto-pipelined batch holds many slots and is retried on a redirection only when all of it failed the
- *   same way. Sent alone, a script gets ioredis' MOVED/ASK/TRYAGAIN handling within the command deadline.
- * - Plain commands ({@link call}) follow the client's own pipelining; on a cluster, one refused because its
- *   auto-pipelined batch mixed slots is sent again alone (it did not run, so this is safe for writes too).
+ * - Scripts go as EVALSHA of their content hash, and as EVAL after a NOSCRIPT; nothing is defined on the client.
+ * - Adaptive batching ({@link CoalescingQueue}): below the window of outstanding replies a call is written at once;
+ *   beyond it, the calls of one turn share one EVALSHA of the batch form (one MGET for reads on a single server), on
+ *   a cluster per master. A command that cannot share sends the waiting calls first.
+ * - Scripts never go through ioredis auto-pipelining (one pipeline in flight per node makes app and server take
+ *   turns, and a cluster pipeline mixing slots is not retried on a redirection); plain commands ({@link call})
+ *   follow the client's pipelining, and one refused for mixing slots is sent again alone (it did not run).
  */
 export class RedisExecutor {
   private static readonly executors = new WeakMap<RedisClient, RedisExecutor>();
@@ -55,6 +45,8 @@ export class RedisExecutor {
   private readonly queue: CoalescingQueue<GroupKind>;
   /** On a cluster, one lane per master: calls coalesce per node. */
   private readonly lanes?: NodeLanes;
+  /** Whether the servers take the cross-slot batch form (Redis 7+; a 6.2 cluster refuses its `#!lua` line). */
+  private crossSlotBatches = true;
   private readonly scriptReplies = new WeakMap<ReplyWindow, ScriptReplyHandlers>();
 
   private constructor(readonly client: RedisClient) {
@@ -72,17 +64,15 @@ export class RedisExecutor {
 
   /**
    * Runs one call of a script: alone (one EVALSHA) while the connection has few replies outstanding, otherwise with
-   * the other calls of the script waiting in this turn (on a cluster, those for the same master, whatever their
-   * slot). `keys` must fit the
-   * script's shape and share one slot on a cluster (build them with `KeyBuilder.slotGroup`). Resolves with the
-   * call's own reply; rejects with its own error, or with its command's (timeout, connection lost), which every
-   * call of that command then shares.
+   * the other calls of the script waiting in this turn (on a cluster, those for the same master). `keys` must fit
+   * the script's shape and share one slot on a cluster (`KeyBuilder.slotGroup`). Resolves with the call's own reply;
+   * rejects with its own error, or with its command's (timeout, connection lost), shared by the calls of a batch.
    */
   run<TReply>(script: RedisScript<TReply>, keys: readonly string[], args: readonly RedisArg[]): Promise<TReply> {
     const mismatch = shapeMismatch(script, keys, args);
     if (mismatch) return Promise.reject(new TypeError(mismatch));
     if (this.lanes && keys.length > 0) {
-      const lane = this.lanes.of(keys[0]);
+      const lane = this.crossSlotBatches ? this.lanes.of(keys[0]) : undefined;
       if (!lane || lane.queue.open) return this.evalsha<TReply>(script.single, keys, args, lane?.queue);
       return lane.queue.add<TReply>(script.commandName, script, keys, args);
     }
@@ -161,8 +151,7 @@ export class RedisExecutor {
     return this.settled(name, this.alone<TReply>(name, args, BINARY));
   }
 
-  // A group of one goes as that call alone; a larger one shares one command and settles each call with its own
-  // entry of the reply (an error entry fails that call alone).
+  // A group of one goes alone; a larger one shares one command, each call settled by its own entry of the reply.
   private readonly sendGroup = ({ kind, calls }: WaitingGroup<GroupKind>): void => {
     if (calls.length === 1) {
       const [call] = calls;
@@ -196,9 +185,9 @@ export class RedisExecutor {
     );
   };
 
-  // The one script path. NOSCRIPT means the script did not run: sending its text is safe for writes too. The happy
-  // path is one reply handler (no wrapper promise per layer): a lone call costs what a hand-written EVALSHA does.
-  // `queue` counts the reply against its connection's window; `target` is a cluster node for a cross-slot batch.
+  // The one script path. NOSCRIPT means the script did not run: sending its text is safe for writes too. One reply
+  // handler (no wrapper promise per layer): a lone call costs what a hand-written EVALSHA does. `queue` counts the
+  // reply in its connection's window; `target` is a cluster node for a cross-slot batch.
   private evalsha<TReply>(
     script: ScriptText,
     keys: readonly string[],
@@ -260,8 +249,10 @@ export class RedisExecutor {
         }
       },
       (error: unknown) => {
-        if (error instanceof RedisUnavailableError && error.mayHaveRun) for (const call of calls) call.reject(error);
-        else for (const call of calls) void alone(call);
+        if (error instanceof RedisUnavailableError && error.mayHaveRun) return calls.forEach((call) => call.reject(error));
+        // A server that cannot compile the form (before Redis 7) never will: its calls go alone from now on.
+        if (error instanceof Error && /compiling script|shebang/i.test(error.message)) this.crossSlotBatches = false;
+        for (const call of calls) void alone(call);
       },
     );
   };
@@ -273,10 +264,8 @@ export class RedisExecutor {
   }
 
   // Every other command's reply passes here. With the script path above, the one place that counts the replies
-  // outstanding (adaptive batching reads it), that sees a command go without its reply — its deadline expired, or
-  // its connection closed first (the socket is dropped just before the deadline when the server stays silent, and
-  // ioredis then fails what awaited a reply with MaxRetriesPerRequestError), or it could not be sent — and that
-  // tells a configuration refusal (NOPERM, unknown command, WRONGTYPE) from an outage, for every pattern.
+  // outstanding (adaptive batching reads it) and sees a command fail — no answer, or no connection to send it on
+  // (see outage-reason.ts), or a configuration refusal — for every pattern.
   private settled<TReply>(command: string, reply: Promise<TReply>): Promise<TReply> {
     const queue = this.queue;
     queue.sent();
@@ -302,11 +291,7 @@ export class RedisExecutor {
     if (error instanceof RedisUnavailableError) return error;
     const reason = outageReason(error);
     if (reason !== undefined) {
-      const unavailable = new RedisUnavailableError(this.connection ?? addressOf(this.client), command, reason, {
-        timeoutMs: commandTimeoutOf(this.client),
-        reconnecting: this.client.status !== 'end',
-        cause: error,
-      });
+      const unavailable = unavailableError(this.client, this.connection, command, reason, error);
       if (unavailable.mayHaveRun) this.onTimeout?.();
       return unavailable;
     }
@@ -315,7 +300,7 @@ export class RedisExecutor {
     return classified;
   }
 
-  private alone<TReply>(name: string, args: ReadonlyArray<unknown>, encoding: ReplyEncoding = UTF8): Promise<TReply> {
+  private alone<TReply>(name: string, args: ReadonlyArray<unknown>, encoding?: ReplyEncoding): Promise<TReply> {
     return alone(this.client, name, args, encoding);
   }
 }
@@ -323,29 +308,4 @@ export class RedisExecutor {
 interface ScriptReplyHandlers<TReply = unknown> {
   answered(value: TReply): TReply;
   failed(error: unknown): never;
-}
-
-// The server's words for a call whose keys this node does not serve, or cannot serve now: the call did not run.
-const NOT_SERVED_HERE = /non local key|cluster is down|TRYAGAIN|MOVED|ASK/;
-
-// Straight to the connection: no auto-pipeline, whatever the client's options.
-function alone<TReply>(client: RedisClient, name: string, args: ReadonlyArray<unknown>, encoding: ReplyEncoding = UTF8): Promise<TReply> {
-  return client.sendCommand(new Command(name, args as RedisArg[], encoding)) as Promise<TReply>;
-}
-
-/** Where a connection the module did not name points: its address (never credentials). */
-function addressOf(client: RedisClient): string {
-  if ((client as Cluster).isCluster === true) return 'cluster';
-  const { host, port, sentinels, name } = (client as Redis).options;
-  return sentinels?.length ? `sentinel:${name}` : `${host ?? '127.0.0.1'}:${port ?? 6379}`;
-}
-
-/** The client's command deadline (a cluster's is its nodes'), when it has one. */
-function commandTimeoutOf(client: RedisClient): number | undefined {
-  const options = (client as Cluster).isCluster === true ? (client as Cluster).options.redisOptions : (client as Redis).options;
-  return options?.commandTimeout;
-}
-
-function isNoScript(error: unknown): boolean {
-  return error instanceof Error && error.message.startsWith('NOSCRIPT');
 }
