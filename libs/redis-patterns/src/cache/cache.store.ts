@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import { Cluster } from 'ioredis';
-import type { RedisExecutor } from '../core/scripts/redis-executor';
+import { RedisExecutor } from '../core/scripts/redis-executor';
 import type { CacheKeys } from './engine/cache-keys';
 import { InvalidationListener, type InvalidationSink } from './near/invalidation-listener';
 import { FILL_LOCK_SCRIPT } from './scripts/fill-lock.script';
@@ -162,7 +162,8 @@ export class RedisCacheStore implements CacheStore {
     for (const node of client instanceof Cluster ? client.nodes('master') : [client]) {
       let cursor = '0';
       do {
-        const [next, keys] = await node.scan(cursor, 'MATCH', match, 'COUNT', count);
+        // Through the node's executor, like every command: its deadline and its outage and refusal errors apply.
+        const [next, keys] = await RedisExecutor.of(node).call<[string, string[]]>('scan', cursor, 'MATCH', match, 'COUNT', count);
         cursor = next;
         const entries = keys.filter(isEntryKey);
         if (entries.length > 0) yield entries;

@@ -6,10 +6,11 @@
 export const MAX_BATCH_ITEMS = 8;
 
 /**
- * Replies a connection may have outstanding before calls start to wait and coalesce. Below it a call is written at
- * once, so a lone or moderate caller pays no extra event-loop turn; at it, client and server already overlap, and
- * further calls share commands instead of adding one each. Measured (bench/results/PROFILES.md, "adaptive
- * batching").
+ * Calls a connection may have awaiting their replies before further calls wait and coalesce. Below it a call is
+ * written at once, so a lone or moderate caller pays no extra event-loop turn; at it, client and server already
+ * overlap, and further calls share commands instead of adding one each. A batch counts each call it carries: counted
+ * per command, 64 callers in batches of 8 would be 8 commands in flight, at the window, and half the calls would go
+ * alone. Measured: bench/results/io-path.txt (bench/results/PROFILES.md).
  */
 export const IN_FLIGHT_WINDOW = 8;
 
@@ -29,10 +30,13 @@ export interface WaitingGroup<TKind> {
   readonly calls: WaitingCall[];
 }
 
-/** The count of a connection's outstanding replies: every command written is reported, and so is its answer. */
+/**
+ * The count of a connection's calls awaiting their reply: every command written is reported with the calls it
+ * carries (a batch counts each of its calls), and so is its answer.
+ */
 export interface ReplyWindow {
-  sent(): void;
-  answered(): void;
+  sent(calls: number): void;
+  answered(calls: number): void;
 }
 
 /**
@@ -49,21 +53,24 @@ export class CoalescingQueue<TKind> implements ReplyWindow {
   private readonly waiting = new Map<string, WaitingGroup<TKind>>();
   private flushScheduled = false;
 
-  constructor(private readonly sendGroup: (group: WaitingGroup<TKind>) => void) {}
+  constructor(
+    private readonly sendGroup: (group: WaitingGroup<TKind>) => void,
+    private readonly window = IN_FLIGHT_WINDOW,
+  ) {}
 
   /** Whether a call may be written now: few replies outstanding and no call waiting ahead of it. */
   get open(): boolean {
-    return this.inFlight < IN_FLIGHT_WINDOW && this.waiting.size === 0;
+    return this.inFlight < this.window && this.waiting.size === 0;
   }
 
-  /** A command was written. */
-  sent(): void {
-    this.inFlight++;
+  /** A command carrying `calls` calls was written. */
+  sent(calls: number): void {
+    this.inFlight += calls;
   }
 
-  /** A command was answered (or failed). */
-  answered(): void {
-    this.inFlight--;
+  /** A command carrying `calls` calls was answered (or failed). */
+  answered(calls: number): void {
+    this.inFlight -= calls;
   }
 
   /** Queues a call in the group `groupKey` (opened with `kind` when it is the group's first call). */

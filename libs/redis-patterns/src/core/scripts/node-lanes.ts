@@ -1,9 +1,9 @@
 import type { Cluster, Redis } from 'ioredis';
-import { CoalescingQueue, type WaitingGroup } from './coalescing-queue';
+import { CoalescingQueue, IN_FLIGHT_WINDOW, type WaitingGroup } from './coalescing-queue';
 import type { RedisScript } from './redis-script';
 import { keySlot } from '../keys/key-slot';
 
-/** One cluster master as the executor sees it: its own connection and its own window of outstanding replies. */
+/** One cluster master as the executor sees it: its own connection and its share of the window of outstanding calls. */
 export interface NodeLane {
   readonly client: Redis;
   readonly queue: CoalescingQueue<RedisScript<unknown>>;
@@ -43,15 +43,20 @@ export class NodeLanes {
   }
 
   private open(nodeKey: string): NodeLane | undefined {
-    const client = this.cluster.nodes('master').find(({ options }) => `${options.host}:${options.port}` === nodeKey);
+    const masters = this.cluster.nodes('master');
+    const client = masters.find(({ options }) => `${options.host}:${options.port}` === nodeKey);
     if (!client) return undefined;
+    // The window is the client's (one event loop keeps the calls in flight, whatever their node), shared by the
+    // masters: with 8 per master, 3 masters held 24 calls alone before any batched (rate-limit-cluster at 64 callers,
+    // bench/results/io-path.txt).
+    const window = Math.max(1, Math.ceil(IN_FLIGHT_WINDOW / masters.length));
     // The pool replaces a node's connection when the node leaves and comes back: the lane follows it.
     client.once('end', () => {
       if (this.lanes.get(nodeKey) === lane) this.lanes.delete(nodeKey);
     });
     const lane: NodeLane = {
       client,
-      queue: new CoalescingQueue<RedisScript<unknown>>((group) => this.sendGroup(lane, group)),
+      queue: new CoalescingQueue<RedisScript<unknown>>((group) => this.sendGroup(lane, group), window),
     };
     this.lanes.set(nodeKey, lane);
     return lane;

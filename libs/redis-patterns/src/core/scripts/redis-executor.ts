@@ -167,7 +167,7 @@ export class RedisExecutor {
       );
     } else {
       const batch = batchOf(kind, calls);
-      replies = this.evalsha<unknown[]>(batchFormOf(kind), batch.keys, batch.args);
+      replies = this.evalsha<unknown[]>(batchFormOf(kind), batch.keys, batch.args, this.queue, this.client, calls.length);
     }
     replies.then(
       (values) => {
@@ -194,12 +194,15 @@ export class RedisExecutor {
     args: readonly RedisArg[],
     queue: ReplyWindow = this.queue,
     target: RedisClient = this.client,
+    calls = 1,
   ): Promise<TReply> {
     const argv: RedisArg[] = [script.sha, keys.length];
     for (const key of keys) argv.push(key);
     for (const arg of args) argv.push(arg);
-    const { answered, failed } = this.scriptRepliesOf(queue) as ScriptReplyHandlers<TReply>;
-    queue.sent();
+    const { answered, failed } = (
+      calls === 1 ? this.oneCallReplies(queue) : this.replyHandlers(queue, calls)
+    ) as ScriptReplyHandlers<TReply>;
+    queue.sent(calls);
     return alone<TReply>(target, 'evalsha', argv).then(answered, (error: unknown) => {
       if (!isNoScript(error)) return failed(error);
       const withText = argv.slice();
@@ -208,24 +211,25 @@ export class RedisExecutor {
     });
   }
 
-  // One pair of reply handlers per window, made once: no closure per call.
-  private scriptRepliesOf(queue: ReplyWindow): ScriptReplyHandlers {
+  // The reply handlers of a one-call command, made once per window: no closure per call.
+  private oneCallReplies(queue: ReplyWindow): ScriptReplyHandlers {
     let handlers = this.scriptReplies.get(queue);
-    if (!handlers) {
-      handlers = {
-        answered: (value) => {
-          queue.answered();
-          if (this.lastRefusal?.command === 'evalsha') this.lastRefusal = undefined;
-          return value;
-        },
-        failed: (error) => {
-          queue.answered();
-          throw this.failed('evalsha', error);
-        },
-      };
-      this.scriptReplies.set(queue, handlers);
-    }
+    if (!handlers) this.scriptReplies.set(queue, (handlers = this.replyHandlers(queue, 1)));
     return handlers;
+  }
+
+  private replyHandlers(queue: ReplyWindow, calls: number): ScriptReplyHandlers {
+    return {
+      answered: (value) => {
+        queue.answered(calls);
+        if (this.lastRefusal?.command === 'evalsha') this.lastRefusal = undefined;
+        return value;
+      },
+      failed: (error) => {
+        queue.answered(calls);
+        throw this.failed('evalsha', error);
+      },
+    };
   }
 
   // A cross-slot batch for one master. A call the node does not serve (its slot moved, or is moving) failed before
@@ -239,7 +243,7 @@ export class RedisExecutor {
     if (calls.length === 1) return void alone(calls[0]);
     const batch = batchOf(script, calls);
     const args: RedisArg[] = [batch.keys.length, ...batch.keys, ...batch.args];
-    this.evalsha<unknown[]>(crossSlotFormOf(script), [], args, lane.queue, lane.client).then(
+    this.evalsha<unknown[]>(crossSlotFormOf(script), [], args, lane.queue, lane.client, calls.length).then(
       (replies) => {
         for (let i = 0; i < calls.length; i++) {
           const reply = replies[i];
@@ -266,17 +270,17 @@ export class RedisExecutor {
   // Every other command's reply passes here. With the script path above, the one place that counts the replies
   // outstanding (adaptive batching reads it) and sees a command fail — no answer, or no connection to send it on
   // (see outage-reason.ts), or a configuration refusal — for every pattern.
-  private settled<TReply>(command: string, reply: Promise<TReply>): Promise<TReply> {
+  private settled<TReply>(command: string, reply: Promise<TReply>, calls = 1): Promise<TReply> {
     const queue = this.queue;
-    queue.sent();
+    queue.sent(calls);
     return reply.then(
       (value) => {
-        queue.answered();
+        queue.answered(calls);
         if (this.lastRefusal?.command === command) this.lastRefusal = undefined;
         return value;
       },
       (error: unknown): never => {
-        queue.answered();
+        queue.answered(calls);
         throw this.failed(command, error);
       },
     );
