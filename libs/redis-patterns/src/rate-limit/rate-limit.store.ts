@@ -22,9 +22,12 @@ export interface RateLimitStore {
   adjust(keys: readonly string[], compiled: CompiledPolicies, delta: number): Promise<number[]>;
   /** Forgets the state under these keys. */
   reset(keys: readonly string[]): Promise<void>;
-  /** Resolves when the store answers again (the breaker's probe after an outage). */
-  ping(): Promise<unknown>;
-  /** Whether a failure means the store is unreachable (opening the breaker), not that it answered with an error. */
+  /**
+   * While the store's connection is known not to answer, the error that took it down (undefined otherwise): a
+   * decision then applies the outage policy at once.
+   */
+  readonly outage: unknown;
+  /** Whether a failure means the store is unreachable, not that it answered with an error. */
   isOutage(error: unknown): boolean;
 }
 
@@ -59,8 +62,9 @@ export class RedisRateLimitStore implements RateLimitStore {
     await this.redis.call('del', keys);
   }
 
-  ping(): Promise<unknown> {
-    return this.redis.call('ping');
+  // The connection's own view (see ConnectionLiveness): no breaker of the limiter's own.
+  get outage(): unknown {
+    return this.redis.liveness?.cause;
   }
 
   /**

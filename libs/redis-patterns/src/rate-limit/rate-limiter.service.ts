@@ -1,7 +1,6 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService } from '@nestjs/common';
 import { KeyBuilder } from '../core/keys/key-builder';
 import { ThrottledLog } from '../core/logging/throttled-log';
-import { CircuitBreaker } from '../core/resilience/circuit-breaker';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { RedisRefusedError } from '../errors/redis-refused.error';
@@ -52,14 +51,6 @@ export interface RateLimitOutageStats {
 @Injectable()
 export class RateLimiterService implements BeforeApplicationShutdown {
   private readonly memory: MemoryRateLimiter;
-  // Opened by the first failure that is not a reply from Redis (a script or OOM error shows it is reachable);
-  // closed by a background PING every 250 ms, so no decision is spent finding out.
-  private readonly breaker = new CircuitBreaker({
-    threshold: 1,
-    probe: () => this.store.ping(),
-    probeMs: 250,
-    counts: (error) => this.store.isOutage(error),
-  });
   private readonly logger: LoggerService;
   private readonly stats: RateLimitOutageStats = { failedOpen: 0, failedClosed: 0, inMemory: 0 };
   private readonly outageLog: ThrottledLog;
@@ -138,9 +129,8 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     await this.store.reset(keys);
   }
 
-  /** Stops probing Redis after an outage. */
+  /** Stops the limiter's metrics. */
   beforeApplicationShutdown(): void {
-    this.breaker.stop();
     this.metrics.close();
   }
 
@@ -167,9 +157,12 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     const keys = this.keysFor(identity, compiled);
     const without = (error: unknown): RateLimitDecision =>
       this.withoutRedis(error, keys, compiled, cost, outage, limiter, metricName, startedAt);
-    if (this.breaker.isOpen) {
+    // The connection's liveness (core/connections/connection-liveness.ts): down from the first command that went
+    // unanswered until a probe answers, so no decision is spent finding out.
+    const down = this.store.outage;
+    if (down !== undefined) {
       try {
-        return Promise.resolve(without(undefined));
+        return Promise.resolve(without(down));
       } catch (error) {
         return Promise.reject(error);
       }
@@ -205,7 +198,8 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     const label = keyLabel(parts);
     const compiled = compilePolicies(policy, 'policy', argumentError);
     const units = checkCost(cost, compiled, argumentError);
-    if (this.breaker.isOpen) throw new RateLimitUnavailableError(label);
+    const outage = this.store.outage;
+    if (outage !== undefined) throw new RateLimitUnavailableError(label, { cause: outage });
     // State keys only: a refund or penalty leaves blocks as they are.
     const keys = this.keysFor(parts, compiled).slice(0, compiled.policies.length);
     let reply: number[];
@@ -216,7 +210,6 @@ export class RateLimiterService implements BeforeApplicationShutdown {
         this.logRefusal(error, label);
         throw error;
       }
-      this.breaker.failed(error);
       throw this.store.isOutage(error) ? new RateLimitUnavailableError(label, { cause: error }) : error;
     }
     return compiled.policies.map((p, i) => ({ limit: p.limit, remaining: Number(reply[2 * i]), resetMs: Number(reply[2 * i + 1]) }));
@@ -233,7 +226,6 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     startedAt: number,
   ): RateLimitDecision {
     if (error !== undefined) {
-      this.breaker.failed(error);
       this.logOutage(error, limiter, outage);
     }
     const inMemory = outage.inMemoryFallback ?? this.settings.inMemoryFallback;

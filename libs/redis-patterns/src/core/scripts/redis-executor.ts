@@ -5,6 +5,7 @@ import { CoalescingQueue, type ReplyWindow, type WaitingGroup } from './coalesci
 import { type NodeLane, NodeLanes } from './node-lanes';
 import { type RedisScript, type ScriptText, shapeMismatch } from './redis-script';
 import { outageReason } from './outage-reason';
+import { ConnectionLiveness } from '../connections/connection-liveness';
 import { wasRefused } from './was-refused';
 import { RedisRefusedError } from '../../errors/redis-refused.error';
 import { RedisUnavailableError } from '../../errors/redis-unavailable.error';
@@ -41,6 +42,11 @@ export class RedisExecutor {
    * of the same command succeeds: health reports the connection down with it.
    */
   lastRefusal?: RedisRefusedError;
+  /**
+   * Whether this connection's server answers (a single server or a Sentinel group; a cluster's nodes come and go on
+   * their own, and ioredis routes around them). While it is down, calls fail at once without being sent.
+   */
+  readonly liveness?: ConnectionLiveness;
   private readonly isCluster: boolean;
   private readonly queue: CoalescingQueue<GroupKind>;
   /** On a cluster, one lane per master: calls coalesce per node. */
@@ -53,6 +59,14 @@ export class RedisExecutor {
     this.isCluster = (client as Cluster).isCluster === true;
     this.queue = new CoalescingQueue<GroupKind>(this.sendGroup);
     if (this.isCluster) this.lanes = new NodeLanes(client as Cluster, this.sendLaneGroup);
+    else {
+      const liveness = new ConnectionLiveness(
+        () => (client as Redis).ping(),
+        () => client.status === 'end',
+      );
+      client.on('ready', () => liveness.cameBack());
+      this.liveness = liveness;
+    }
   }
 
   /** The executor of a client (one per client, so the calls of every caller on that connection coalesce). */
@@ -71,6 +85,7 @@ export class RedisExecutor {
   run<TReply>(script: RedisScript<TReply>, keys: readonly string[], args: readonly RedisArg[]): Promise<TReply> {
     const mismatch = shapeMismatch(script, keys, args);
     if (mismatch) return Promise.reject(new TypeError(mismatch));
+    if (this.liveness?.isDown) return this.unsent('evalsha');
     if (this.lanes && keys.length > 0) {
       const lane = this.crossSlotBatches ? this.lanes.of(keys[0]) : undefined;
       if (!lane || lane.queue.open) return this.evalsha<TReply>(script.single, keys, args, lane?.queue);
@@ -95,6 +110,7 @@ export class RedisExecutor {
   ): Promise<{ reply: TReply; acks: number; waitError?: Error }> {
     const mismatch = shapeMismatch(script, keys, args);
     if (mismatch) throw new TypeError(mismatch);
+    if (this.liveness?.isDown) return this.unsent('eval');
     this.flushWaiting();
     // EVAL, not EVALSHA: WAIT must follow the script in the same pipeline, so a NOSCRIPT cannot be answered by
     // sending the script again after it. The server caches the text; WAIT's replication delay dwarfs hashing it.
@@ -116,6 +132,7 @@ export class RedisExecutor {
 
   /** GET; on a single server, reads that wait behind outstanding replies share one MGET. */
   read(key: string): Promise<string | null> {
+    if (this.liveness?.isDown) return this.unsent('get');
     if (this.isCluster || this.queue.open) return this.call<string | null>('get', key);
     return this.queue.add<string | null>('read', 'read', [key], []);
   }
@@ -129,6 +146,7 @@ export class RedisExecutor {
 
   /** A plain command (`name` as Redis spells it); array arguments are flattened into the command. */
   call<TReply>(name: string, ...args: Array<RedisArg | readonly RedisArg[]>): Promise<TReply> {
+    if (this.liveness?.isDown) return this.unsent(name);
     this.flushWaiting();
     const reply = this.client.call(name, ...(args as RedisArg[])) as Promise<TReply>;
     if (!this.isCluster) return this.settled(name, reply);
@@ -147,6 +165,7 @@ export class RedisExecutor {
    * (redis/ioredis#1923), and a command sent alone is never refused for sharing a batch with other slots.
    */
   callBuffer<TReply>(name: string, ...args: Array<RedisArg | readonly RedisArg[]>): Promise<TReply> {
+    if (this.liveness?.isDown) return this.unsent(name);
     this.flushWaiting();
     return this.settled(name, this.alone<TReply>(name, args, BINARY));
   }
@@ -222,6 +241,7 @@ export class RedisExecutor {
     return {
       answered: (value) => {
         queue.answered(calls);
+        if (this.liveness?.isDown) this.liveness.cameBack();
         if (this.lastRefusal?.command === 'evalsha') this.lastRefusal = undefined;
         return value;
       },
@@ -276,6 +296,7 @@ export class RedisExecutor {
     return reply.then(
       (value) => {
         queue.answered(calls);
+        if (this.liveness?.isDown) this.liveness.cameBack();
         if (this.lastRefusal?.command === command) this.lastRefusal = undefined;
         return value;
       },
@@ -296,12 +317,21 @@ export class RedisExecutor {
     const reason = outageReason(error);
     if (reason !== undefined) {
       const unavailable = unavailableError(this.client, this.connection, command, reason, error);
+      this.liveness?.wentDown(unavailable);
       if (unavailable.mayHaveRun) this.onTimeout?.();
       return unavailable;
     }
     const classified = RedisRefusedError.from(command, error);
     if (classified instanceof RedisRefusedError) this.lastRefusal = classified;
     return classified;
+  }
+
+  // A call refused while the connection is down: never sent.
+  private unsent<TReply>(command: string): Promise<TReply> {
+    // Its cause is what took the connection down (ioredis' own error, as for a call that was sent).
+    const down = this.liveness?.cause;
+    const cause = down instanceof RedisUnavailableError ? down.cause : down;
+    return Promise.reject(unavailableError(this.client, this.connection, command, 'disconnected', cause));
   }
 
   private alone<TReply>(name: string, args: ReadonlyArray<unknown>, encoding?: ReplyEncoding): Promise<TReply> {

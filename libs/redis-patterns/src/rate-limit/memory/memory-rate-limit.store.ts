@@ -30,9 +30,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return Promise.resolve();
   }
 
-  ping(): Promise<unknown> {
-    return Promise.resolve('PONG');
-  }
+  readonly outage = undefined;
 
   /** Memory is never unreachable. */
   isOutage(): boolean {
