@@ -180,10 +180,9 @@ export class RedisExecutor {
     }
     let replies: Promise<unknown[]>;
     if (kind === 'read') {
-      replies = this.call(
-        'mget',
-        calls.map((call) => call.keys[0]),
-      );
+      // Counted as the calls it carries, like a script batch (the window counts calls, not commands).
+      const keys = calls.map((call) => call.keys[0]);
+      replies = this.settled('mget', this.client.call('mget', ...keys) as Promise<unknown[]>, calls.length);
     } else {
       const batch = batchOf(kind, calls);
       replies = this.evalsha<unknown[]>(batchFormOf(kind), batch.keys, batch.args, this.queue, this.client, calls.length);
