@@ -24,7 +24,7 @@ export interface WaitingCall {
   reject(error: unknown): void;
 }
 
-/** Calls that wait together and leave as one command: the same script (on a cluster, the same slot), or reads. */
+/** Calls that wait together and leave as one command: the same script (on a cluster, for the same master), or reads. */
 export interface WaitingGroup<TKind> {
   readonly kind: TKind;
   readonly calls: WaitingCall[];
