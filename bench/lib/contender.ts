@@ -16,6 +16,12 @@ export interface RunResult {
   redisCpuUs?: number;
   /** Failed operations (errors, non-2xx): a round with any is excluded from ratios and differences. */
   errors: number;
+  /**
+   * Arrivals of an open loop the contender did not serve on schedule (dropped at the in-flight bound, or unfinished
+   * at the drain deadline): it fell behind the offered rate. Not a failure of the contender, but its latency then
+   * describes only the calls it managed, so a round with any is excluded from ratios as well.
+   */
+  shortfall?: number;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { BenchReport } from './report-markdown';
 import type { ContenderResult, GroupResult, RatioResult, RoundSample } from './runner';
 import { fmt } from './stats';
+import { measuredCleanly } from './paired-rounds';
 import { HEADLINE_CONCURRENCY } from './sweep';
 import { fmtSpread, type RoundSpread, spreadOf, verdictText } from './verdict';
 
@@ -10,14 +11,14 @@ import { fmtSpread, type RoundSpread, spreadOf, verdictText } from './verdict';
  * rounds, and every target's verdict by the rule.
  */
 
-type Metric = Exclude<keyof RoundSample, 'round' | 'errors'>;
+type Metric = Exclude<keyof RoundSample, 'round' | 'errors' | 'shortfall'>;
 
 const groupOf = (report: BenchReport, id: string): GroupResult | undefined => report.groups.find((g) => g.id === id);
 const contenderOf = (group: GroupResult | undefined, id: string): ContenderResult | undefined => group?.contenders.find((c) => c.id === id);
 
 /** A contender's metric over its error-free rounds. */
 function roundsOf(c: ContenderResult | undefined, metric: Metric): RoundSpread | undefined {
-  return spreadOf(c?.rounds.filter((r) => r.errors === 0).map((r) => r[metric]));
+  return spreadOf(c?.rounds.filter(measuredCleanly).map((r) => r[metric]));
 }
 
 const figure = (spread: RoundSpread | undefined, unit: string): string => (spread ? `${fmtSpread(spread)}${unit}` : 'not measured');

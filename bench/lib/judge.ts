@@ -1,4 +1,4 @@
-import { pairedRounds } from './paired-rounds';
+import { measuredCleanly, pairedRounds } from './paired-rounds';
 import type { DifferenceResult, GroupResult, MinimumResult, RatioResult } from './runner';
 import { allOf, judgeRounds, metOf, type Verdict } from './verdict';
 
@@ -43,7 +43,7 @@ export function judgeGroup(group: GroupResult): GroupResult {
   }
   for (const m of group.minimums) {
     m.perRound = rounds(m.contender)
-      .filter((r) => r.errors === 0)
+      .filter(measuredCleanly)
       .map((r) => r.opsPerSec);
     m.verdict = judgeMinimum(m);
     m.met = metOf(m.verdict);

@@ -1,6 +1,9 @@
 import type { RoundSample } from './runner';
 
-/** Within-round values of `f(numerator round, denominator round)`, leaving out rounds where either side had errors. */
+/** A round that measured what it says: no failed operation and, in an open loop, every arrival served on schedule. */
+export const measuredCleanly = (r: RoundSample): boolean => r.errors === 0 && !(r.shortfall! > 0);
+
+/** Within-round values of `f(numerator round, denominator round)`, leaving out rounds either side did not measure cleanly. */
 export function pairedRounds(
   num: readonly RoundSample[],
   den: readonly RoundSample[],
@@ -11,7 +14,7 @@ export function pairedRounds(
   for (const n of num) {
     const d = den.find((r) => r.round === n.round);
     if (!d) continue;
-    if (n.errors > 0 || d.errors > 0) {
+    if (!measuredCleanly(n) || !measuredCleanly(d)) {
       excluded++;
       continue;
     }

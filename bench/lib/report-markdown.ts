@@ -35,8 +35,12 @@ function contenderTable(group: GroupResult): string[] {
     const errors = withErrors.length
       ? ` ⚠ errors in ${withErrors.length} of ${c.rounds.length} rounds (${withErrors.map((r) => r.errors).join(', ')}; those rounds are left out of ratios)`
       : '';
+    const behind = c.rounds.filter((r) => r.shortfall! > 0);
+    const fellBehind = behind.length
+      ? ` ⚠ fell behind the arrival rate in ${behind.length} of ${c.rounds.length} rounds (${behind.map((r) => r.shortfall).join(', ')} arrivals not served on schedule; those rounds are left out of ratios)`
+      : '';
     rows.push(
-      `| ${c.label} | ${fmtSummary(s.opsPerSec)}${errors} | ${fmtSummary(s.p50Ms)} | ${fmtSummary(s.p99Ms)} | ${fmtSummary(s.p999Ms)} | ${fmtSummary(s.clientCpuUsPerOp)} | ${fmtSummary(s.redisCpuUsPerOp)} | ${fmtSummary(s.commandsPerOp)} | ${fmtSummary(s.readsPerOp)} | ${probe} |`,
+      `| ${c.label} | ${fmtSummary(s.opsPerSec)}${errors}${fellBehind} | ${fmtSummary(s.p50Ms)} | ${fmtSummary(s.p99Ms)} | ${fmtSummary(s.p999Ms)} | ${fmtSummary(s.clientCpuUsPerOp)} | ${fmtSummary(s.redisCpuUsPerOp)} | ${fmtSummary(s.commandsPerOp)} | ${fmtSummary(s.readsPerOp)} | ${probe} |`,
     );
   }
   return rows;
@@ -80,7 +84,7 @@ function ratioTable(group: GroupResult): string[] {
   if (group.ratios.length === 0) return [];
   const rows = [
     '',
-    '| ratio (within each round) | of | against | median (p25–p75), min–max | target | verdict (¾ of rounds) | rounds left out (errors) |',
+    '| ratio (within each round) | of | against | median (p25–p75), min–max | target | verdict (¾ of rounds) | rounds left out (errors, fell behind) |',
     '|---|---|---|---|---|---|---|',
   ];
   for (const r of group.ratios) {
@@ -96,7 +100,7 @@ function differenceTable(group: GroupResult): string[] {
   if (group.differences.length === 0) return [];
   const rows = [
     '',
-    '| added cost over the baseline (within each round) | median (p25–p75), min–max | the peer route, same measure | target | verdict (¾ of rounds) | rounds left out (errors) |',
+    '| added cost over the baseline (within each round) | median (p25–p75), min–max | the peer route, same measure | target | verdict (¾ of rounds) | rounds left out (errors, fell behind) |',
     '|---|---|---|---|---|---|',
   ];
   for (const d of group.differences) {
