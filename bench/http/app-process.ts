@@ -7,6 +7,8 @@ import type { HttpAdapterName } from './http-adapter';
 const TICK_US = 10_000;
 // What an app printed after it started (Nest logs a failed request as an error), kept to show at stop.
 const TAIL_CHARS = 4_000;
+/** What serve.ts prints once a full collection asked for by SIGUSR2 is done. */
+export const COLLECTED_LINE = 'COLLECTED';
 // The app with every library takes 1.5–3 s of CPU to start, on a machine other work shares: generous.
 const START_TIMEOUT_MS = 60_000;
 
@@ -20,6 +22,7 @@ process.once('exit', () => {
 export class AppProcess {
   private child?: ChildProcess;
   private tail = '';
+  private collected?: () => void;
   port = 0;
 
   constructor(
@@ -36,7 +39,15 @@ export class AppProcess {
     const root = join(__dirname, '..', '..');
     const child = spawn(
       process.execPath,
-      ['-r', join(root, 'scripts/register-ts.js'), join(root, 'bench/http/serve.ts'), this.variant, this.adapter, this.redisUrl],
+      [
+        '--expose-gc',
+        '-r',
+        join(root, 'scripts/register-ts.js'),
+        join(root, 'bench/http/serve.ts'),
+        this.variant,
+        this.adapter,
+        this.redisUrl,
+      ],
       { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     this.child = child;
@@ -45,6 +56,12 @@ export class AppProcess {
     let output = '';
     let started = false;
     const onData = (chunk: Buffer) => {
+      if (started && this.collected && chunk.includes(COLLECTED_LINE)) {
+        const done = this.collected;
+        this.collected = undefined;
+        done();
+        return;
+      }
       if (started) {
         this.tail = (this.tail + chunk.toString()).slice(-TAIL_CHARS);
         return;
@@ -79,6 +96,29 @@ export class AppProcess {
       await this.stop();
       throw error;
     }
+  }
+
+  /**
+   * Runs a full garbage collection in the app and resolves once it is done (SIGUSR2; serve.ts answers on stdout).
+   * Called before each measured stretch, so that the old generation a route's requests leave behind is collected
+   * outside the stretch of whichever route runs next: a full collection falling inside one 2 s window moved that
+   * route's CPU per request by up to ±100 µs on Express. Each stretch still pays the young collections of its own
+   * garbage.
+   */
+  collectGarbage(timeoutMs = 10_000): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return Promise.reject(new Error(`${this.name} app is not running`));
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.collected = undefined;
+        reject(new Error(`${this.name} app did not collect garbage in ${timeoutMs / 1000} s`));
+      }, timeoutMs);
+      this.collected = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      child.kill('SIGUSR2');
+    });
   }
 
   /**

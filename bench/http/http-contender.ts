@@ -71,6 +71,7 @@ export function httpContender(shared: SharedApp, spec: HttpRouteSpec, pace: Pace
       const windowS = fixedRate ? fixedRateWindowS(fixedRate.roundMs) : durationMs / 1000;
       // Read outside the measured stretch: these two requests are neither timed nor in the app's CPU figure.
       const nearBefore = spec.fromNearCache ? await readNearStats(port) : undefined;
+      if (fixedRate) await app!.collectGarbage();
       const cpuBefore = app!.cpuUs();
       const load = await sendLoad(port, path, {
         connections,

@@ -1,11 +1,13 @@
 // A benchmark HTTP app in its own process:
 // `node -r ./scripts/register-ts.js bench/http/serve.ts <variant> <express|fastify> <redisUrl>`.
-// Prints `LISTENING <port>` once it accepts connections; exits on SIGTERM after closing the app.
+// Prints `LISTENING <port>` once it accepts connections; exits on SIGTERM after closing the app. Started with
+// --expose-gc, it runs a full collection on SIGUSR2 and prints `COLLECTED`.
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { appModule } from './app.module';
+import { COLLECTED_LINE } from './app-process';
 import { bareModule } from './bare.app';
 import { cacheManagerModule } from './cache-manager.app';
 import { type HttpAdapterName, HTTP_ADAPTERS, isHttpAdapter } from './http-adapter';
@@ -37,6 +39,14 @@ async function main(): Promise<void> {
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
   process.stdout.write(`LISTENING ${address.port}\n`);
+  // A full collection between measured stretches, on the benchmark's request (AppProcess.collectGarbage).
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc) {
+    process.on('SIGUSR2', () => {
+      gc();
+      process.stdout.write(`${COLLECTED_LINE}\n`);
+    });
+  }
   process.once('SIGTERM', () => {
     void app.close().finally(() => process.exit(0));
   });

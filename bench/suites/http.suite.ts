@@ -118,12 +118,13 @@ function throughputGroup(ctx: SuiteContext, adapter: HttpAdapterName, id: string
 }
 
 /**
- * App CPU per request at FIXED_RATE. Its resolution is the spread between rounds: on this shared machine one route's
- * figure moved by up to ±100 µs between rounds on Express and ±50 µs on Fastify, whatever the route. The app's old
- * generation grows by some 20 MB per 2,000 Express requests (requests in flight survive young collections), and
- * both its collection and the young collections it slows land in whichever route's run they fall in; other work
- * shares both cores. A median of 6 rounds is therefore a coarse figure, and a difference of a few µs from bare is
- * within it.
+ * App CPU per request at FIXED_RATE. Its resolution is the spread between rounds. The app's old generation grows by
+ * some 20 MB per 2,000 Express requests (requests in flight survive young collections), and a full collection falling
+ * inside one route's window moved that route's figure by up to ±100 µs: the app now runs a full collection before
+ * each measured window (AppProcess.collectGarbage), and each window pays only the young collections of its own
+ * garbage. Measured on Express after that change, one route's figure still spans about ±40 µs over 6 rounds (bare
+ * 280–356 µs, against 228–397 before): other work shares both cores, and at this rate most of a request's CPU is the
+ * app waking up for each burst, not the route. A difference of a few µs from bare is within it.
  */
 function cpuGroup(ctx: SuiteContext, adapter: HttpAdapterName, id: string, title: string): BenchGroup {
   const { durationMs, warmupMs } = timing(ctx);
@@ -136,7 +137,7 @@ function cpuGroup(ctx: SuiteContext, adapter: HttpAdapterName, id: string, title
       `autocannon, ${ctx.http.connections} connections, ${FIXED_RATE.toLocaleString('en-US')} requests/s for ${windowS} s per route per ` +
       `round (each connection sends its share of a second's requests back to back at the start of the second, then waits), ` +
       `after a ${warmupMs / 1000} s warm-up at saturation; every route in one app process; ` +
-      "client CPU = the app process's CPU per request (its threads' run time); " +
+      "client CPU = the app process's CPU per request (its threads' run time), after a full garbage collection before each window; " +
       'a round that answered under 95% of the rate counts the shortfall as errors',
     contenders: contenders(ctx, adapter, { kind: 'fixed-rate', requestsPerSecond: FIXED_RATE, roundMs: durationMs }),
     ratios: [],
