@@ -136,7 +136,7 @@ export class CacheHealth {
     this.stats.errors++;
     this.metrics.request('error');
     this.lastFailureAt = Date.now();
-    this.breaker.failed(error);
+    this.breaker.failed();
     this.report(`Cache ${operation} failed; serving from the source (fail-open): ${describe(error)}`);
   }
 
