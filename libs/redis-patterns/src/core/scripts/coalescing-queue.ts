@@ -108,3 +108,21 @@ export class CoalescingQueue<TKind> implements ReplyWindow {
     this.flush();
   };
 }
+
+/**
+ * Settles each call of a shared command with its own entry of the reply: a value resolves it, an error reply goes to
+ * `onError` (that call alone failed), and a call the reply has no entry for fails naming the command's `name`.
+ */
+export function settleEach(
+  name: string,
+  calls: readonly WaitingCall[],
+  replies: readonly unknown[],
+  onError: (call: WaitingCall, error: Error) => void,
+): void {
+  for (let i = 0; i < calls.length; i++) {
+    const reply = replies[i];
+    if (reply instanceof Error) onError(calls[i], reply);
+    else if (i < replies.length) calls[i].resolve(reply);
+    else calls[i].reject(new Error(`${name} answered ${replies.length} of ${calls.length} calls.`));
+  }
+}

@@ -1,8 +1,9 @@
 import type { Cluster, Redis } from 'ioredis';
-import { alone, BINARY, isNoScript, NOT_SERVED_HERE, type ReplyEncoding, unavailableError } from './command-wire';
-import { batchFormOf, batchOf, crossSlotFormOf } from './batch-form';
-import { CoalescingQueue, type ReplyWindow, type WaitingGroup } from './coalescing-queue';
-import { type NodeLane, NodeLanes } from './node-lanes';
+import { alone, BINARY, isNoScript, type ReplyEncoding, unavailableError } from './command-wire';
+import { batchFormOf, batchOf } from './batch-form';
+import { CoalescingQueue, type ReplyWindow, settleEach, type WaitingGroup } from './coalescing-queue';
+import { type LaneSender, sendLaneGroup } from './lane-batches';
+import { NodeLanes } from './node-lanes';
 import { type RedisScript, type ScriptText, shapeMismatch } from './redis-script';
 import { outageReason } from './outage-reason';
 import { ConnectionLiveness } from '../connections/connection-liveness';
@@ -58,7 +59,14 @@ export class RedisExecutor {
   private constructor(readonly client: RedisClient) {
     this.isCluster = (client as Cluster).isCluster === true;
     this.queue = new CoalescingQueue<GroupKind>(this.sendGroup);
-    if (this.isCluster) this.lanes = new NodeLanes(client as Cluster, this.sendLaneGroup);
+    if (this.isCluster) {
+      const sender: LaneSender = {
+        evalsha: (script, keys, args, queue, target, calls) => this.evalsha(script, keys, args, queue, target, calls),
+        failed: (command, error) => this.failed(command, error),
+        crossSlotRefused: () => (this.crossSlotBatches = false),
+      };
+      this.lanes = new NodeLanes(client as Cluster, (lane, group) => sendLaneGroup(sender, lane, group));
+    }
     else {
       const liveness = new ConnectionLiveness(
         () => (client as Redis).ping(),
@@ -187,16 +195,9 @@ export class RedisExecutor {
       const batch = batchOf(kind, calls);
       replies = this.evalsha<unknown[]>(batchFormOf(kind), batch.keys, batch.args, this.queue, this.client, calls.length);
     }
+    const name = kind === 'read' ? 'MGET' : `Script ${kind.name}`;
     replies.then(
-      (values) => {
-        for (let i = 0; i < calls.length; i++) {
-          const value = values[i];
-          if (value instanceof Error) calls[i].reject(this.failed('evalsha', value));
-          else if (i < values.length) calls[i].resolve(value);
-          else
-            calls[i].reject(new Error(`Script ${(kind as RedisScript<unknown>).name} answered ${values.length} of ${calls.length} calls.`));
-        }
-      },
+      (values) => settleEach(name, calls, values, (call, error) => call.reject(this.failed(kind === 'read' ? 'mget' : 'evalsha', error))),
       (error: unknown) => {
         for (const call of calls) call.reject(error);
       },
@@ -250,35 +251,6 @@ export class RedisExecutor {
       },
     };
   }
-
-  // A cross-slot batch for one master. A call the node does not serve (its slot moved, or is moving) failed before
-  // it wrote anything and goes again alone, through the cluster client and its redirections; so does every call of a
-  // batch the node refused as a whole (READONLY after a failover, CLUSTERDOWN, LOADING) or that could not be sent
-  // (its connection was closing): it did not run. A batch without an answer (timeout, connection lost after it was
-  // written) may have run: its calls fail with it.
-  private readonly sendLaneGroup = (lane: NodeLane, { kind: script, calls }: WaitingGroup<RedisScript<unknown>>): void => {
-    const alone = (call: (typeof calls)[number]) =>
-      this.evalsha(script.single, call.keys, call.args, lane.queue).then(call.resolve, call.reject);
-    if (calls.length === 1) return void alone(calls[0]);
-    const batch = batchOf(script, calls);
-    const args: RedisArg[] = [batch.keys.length, ...batch.keys, ...batch.args];
-    this.evalsha<unknown[]>(crossSlotFormOf(script), [], args, lane.queue, lane.client, calls.length).then(
-      (replies) => {
-        for (let i = 0; i < calls.length; i++) {
-          const reply = replies[i];
-          if (!(reply instanceof Error)) calls[i].resolve(reply);
-          else if (NOT_SERVED_HERE.test(reply.message)) void alone(calls[i]);
-          else calls[i].reject(this.failed('evalsha', reply));
-        }
-      },
-      (error: unknown) => {
-        if (error instanceof RedisUnavailableError && error.mayHaveRun) return calls.forEach((call) => call.reject(error));
-        // A server that cannot compile the form (before Redis 7) never will: its calls go alone from now on.
-        if (error instanceof Error && /compiling script|shebang/i.test(error.message)) this.crossSlotBatches = false;
-        for (const call of calls) void alone(call);
-      },
-    );
-  };
 
   // Sends every waiting call (before a command that must not overtake them).
   private flushWaiting(): void {
