@@ -19,6 +19,8 @@ export type { RedisClient } from './core/connections/redis-connections';
 export { InjectRedis } from './core/connections/inject-redis.decorator';
 
 // Errors shared by the patterns, and their mapping to each transport
+export { AnsweredRedisPatternsError, RedisPatternsError } from './errors/redis-patterns.error';
+export type { RedisPatternsErrorCode } from './errors/redis-patterns.error';
 export { InvalidOptionsError } from './errors/invalid-options.error';
 export { InvalidArgumentError } from './errors/invalid-argument.error';
 export { RedisRefusedError } from './errors/redis-refused.error';

@@ -1,5 +1,10 @@
+import { RedisPatternsError } from '../errors/redis-patterns.error';
+
 /** Thrown by `CacheService.set` when a serialized value exceeds `cache.maxValueBytes`; nothing is written. */
-export class CacheValueTooLargeError extends RangeError {
+export class CacheValueTooLargeError extends RedisPatternsError {
+  /** This error's stable code (docs/errors.md). */
+  readonly code = 'CACHE_VALUE_TOO_LARGE';
+
   constructor(
     readonly bytes: number,
     readonly maxValueBytes: number,
@@ -7,9 +12,5 @@ export class CacheValueTooLargeError extends RangeError {
     super(
       `The serialized value is ${bytes} bytes, over the cache limit of ${maxValueBytes} bytes (cache.maxValueBytes); it was not stored.`,
     );
-  }
-
-  override get name(): string {
-    return this.constructor.name;
   }
 }

@@ -1,13 +1,14 @@
+import { RedisPatternsError } from './redis-patterns.error';
+
 /** Thrown by `RedisConnections.get(name)` when no connection of that name was configured. */
-export class ConnectionNotFoundError extends Error {
+export class ConnectionNotFoundError extends RedisPatternsError {
+  /** This error's stable code (docs/errors.md). */
+  readonly code = 'CONNECTION_NOT_FOUND';
+
   constructor(
     readonly connectionName: string,
     known: readonly string[],
   ) {
     super(`No Redis connection named "${connectionName}". Configured: ${known.map((n) => `"${n}"`).join(', ')}.`);
-  }
-
-  override get name(): string {
-    return this.constructor.name;
   }
 }

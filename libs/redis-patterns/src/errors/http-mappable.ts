@@ -20,8 +20,9 @@ export interface HttpMappableError extends Error {
 }
 
 /**
- * Base class of the library's errors that map to an HTTP answer. The module's global exception filter catches this
- * class (so it costs nothing on the success path, unlike a global interceptor).
+ * Base class for an application's own errors that map to an answer the way the library's do (the library's errors
+ * extend `RedisPatternsError`). The module's global exception filter catches this class (so it costs nothing on the
+ * success path, unlike a global interceptor).
  */
 export abstract class HttpMappableDomainError extends Error implements HttpMappableError {
   abstract toHttpResponse(): HttpResponseSpec;

@@ -1,17 +1,18 @@
+import { RedisPatternsError } from './redis-patterns.error';
+
 /**
  * Thrown when something needs Redis itself (a raw client, a dedicated connection, a stream) while the module runs
  * in memory (`connection: 'memory://'`). Tests that need a real server start one with `startTestRedis()` from
  * `nestjs-redis-patterns/testing`.
  */
-export class NoRedisInMemoryModeError extends Error {
+export class NoRedisInMemoryModeError extends RedisPatternsError {
+  /** This error's stable code (docs/errors.md). */
+  readonly code = 'NO_REDIS_IN_MEMORY_MODE';
+
   constructor(readonly needed: string) {
     super(
       `${needed} needs a Redis server, and RedisPatternsModule runs in memory (connection "memory://"). ` +
         'Start a throwaway server for this test with startTestRedis() from nestjs-redis-patterns/testing.',
     );
-  }
-
-  override get name(): string {
-    return this.constructor.name;
   }
 }

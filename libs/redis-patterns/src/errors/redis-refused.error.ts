@@ -1,5 +1,6 @@
 import { httpAnswer } from './http-answer';
-import { HttpMappableDomainError, type HttpResponseSpec } from './http-mappable';
+import type { HttpResponseSpec } from './http-mappable';
+import { AnsweredRedisPatternsError } from './redis-patterns.error';
 
 // Replies that say the server will never run this command for this connection as configured: an ACL permission
 // (NOPERM), credentials (NOAUTH, WRONGPASS), a command renamed or disabled away (unknown command), a key of another
@@ -21,7 +22,8 @@ export function configurationReplyCode(error: unknown): string | undefined {
  * raise it from `set`, locks throw), and health reports the connection down with this message. `reply` is the Redis
  * error code; `command` the command the library sent.
  */
-export class RedisRefusedError extends HttpMappableDomainError {
+export class RedisRefusedError extends AnsweredRedisPatternsError {
+  /** This error's stable code (docs/errors.md). */
   readonly code = 'REDIS_REFUSED';
 
   constructor(
@@ -39,10 +41,6 @@ export class RedisRefusedError extends HttpMappableDomainError {
     if (error instanceof RedisRefusedError) return error;
     const reply = configurationReplyCode(error);
     return reply === undefined ? error : new RedisRefusedError(command, reply, (error as Error).message.split('\n')[0]);
-  }
-
-  override get name(): string {
-    return 'RedisRefusedError';
   }
 
   /**

@@ -1,5 +1,6 @@
 import { httpAnswer } from './http-answer';
-import { HttpMappableDomainError, type HttpResponseSpec } from './http-mappable';
+import type { HttpResponseSpec } from './http-mappable';
+import { AnsweredRedisPatternsError } from './redis-patterns.error';
 
 /**
  * What went wrong with the connection:
@@ -11,7 +12,7 @@ import { HttpMappableDomainError, type HttpResponseSpec } from './http-mappable'
 export type RedisUnavailableReason = 'timeout' | 'connection-lost' | 'disconnected';
 
 /** When a caller may retry after an outage: reconnection attempts are at most about a second apart. */
-const RETRY_AFTER_MS = 1000;
+export const OUTAGE_RETRY_AFTER_MS = 1000;
 
 /**
  * A command of the library got no answer from Redis: the server is down, unreachable or frozen. Every pattern sees
@@ -23,10 +24,12 @@ const RETRY_AFTER_MS = 1000;
  * @example
  * try { await sessions.get(id) } catch (e) { if (e instanceof RedisUnavailableError) return serveWithoutSession(); throw e }
  */
-export class RedisUnavailableError extends HttpMappableDomainError {
+export class RedisUnavailableError extends AnsweredRedisPatternsError {
+  /** This error's stable code (docs/errors.md). */
   readonly code = 'REDIS_UNAVAILABLE';
+
   /** A hint of when to retry, in ms. */
-  readonly retryAfterMs = RETRY_AFTER_MS;
+  override readonly retryAfterMs = OUTAGE_RETRY_AFTER_MS;
 
   constructor(
     /** The configured name of the connection (or, for a connection the module did not name, its address). */
@@ -51,10 +54,6 @@ export class RedisUnavailableError extends HttpMappableDomainError {
    */
   get mayHaveRun(): boolean {
     return this.reason !== 'disconnected';
-  }
-
-  override get name(): string {
-    return 'RedisUnavailableError';
   }
 
   /** 503 with `Retry-After`; the connection's name stays in the server's log. */

@@ -1,18 +1,19 @@
+import { RedisPatternsError } from './redis-patterns.error';
+
 /**
  * Thrown at application startup when a redis-patterns decorator sits on a method Nest calls in a way the decorator
  * cannot apply fully to: a method that is two kinds of handler at once (an HTTP route that is also a message
  * pattern: the transports pass different arguments), or a gRPC method. The message says what to change.
  */
-export class UnsupportedHandlerError extends Error {
+export class UnsupportedHandlerError extends RedisPatternsError {
+  /** This error's stable code (docs/errors.md). */
+  readonly code = 'UNSUPPORTED_HANDLER';
+
   constructor(
     readonly className: string,
     readonly methodName: string,
     readonly reason: string,
   ) {
     super(`${className}.${methodName} uses a redis-patterns decorator but ${reason}.`);
-  }
-
-  override get name(): string {
-    return this.constructor.name;
   }
 }

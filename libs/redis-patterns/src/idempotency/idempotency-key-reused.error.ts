@@ -1,4 +1,5 @@
-import { HttpMappableDomainError, type HttpResponseSpec } from '../errors/http-mappable';
+import type { HttpResponseSpec } from '../errors/http-mappable';
+import { AnsweredRedisPatternsError } from '../errors/redis-patterns.error';
 
 /**
  * Thrown by `@Idempotent` and `IdempotencyService` when an idempotency key is reused for a different request: its
@@ -6,13 +7,12 @@ import { HttpMappableDomainError, type HttpResponseSpec } from '../errors/http-m
  * from the one the key was first used with. On HTTP it answers 422 Unprocessable Content, as the IETF draft asks.
  * Nothing ran, and the stored result is left as it was.
  */
-export class IdempotencyKeyReusedError extends HttpMappableDomainError {
+export class IdempotencyKeyReusedError extends AnsweredRedisPatternsError {
+  /** This error's stable code (docs/errors.md). */
+  readonly code = 'IDEMPOTENCY_KEY_REUSED';
+
   constructor(readonly scope: string) {
     super(`An idempotency key of ${scope} was reused with a different request payload.`);
-  }
-
-  override get name(): string {
-    return this.constructor.name;
   }
 
   toHttpResponse(): HttpResponseSpec {

@@ -1,13 +1,19 @@
 import { httpAnswer } from '../errors/http-answer';
-import { HttpMappableDomainError, type HttpResponseSpec } from '../errors/http-mappable';
-import { outageDetail } from '../errors/redis-unavailable.error';
+import type { HttpResponseSpec } from '../errors/http-mappable';
+import { OUTAGE_RETRY_AFTER_MS, outageDetail } from '../errors/redis-unavailable.error';
+import { AnsweredRedisPatternsError } from '../errors/redis-patterns.error';
 
 /**
  * Thrown by `@Idempotent` and `IdempotencyService` when Redis cannot answer (down, or frozen past the command
  * timeout) and the call fails closed (`idempotency.failOpen: false`, the default): running it without knowing whether
  * it already ran could run it twice. On HTTP it answers 503 with `Retry-After`. Nothing ran.
  */
-export class IdempotencyUnavailableError extends HttpMappableDomainError {
+export class IdempotencyUnavailableError extends AnsweredRedisPatternsError {
+  /** This error's stable code (docs/errors.md). */
+  readonly code = 'IDEMPOTENCY_UNAVAILABLE';
+  /** A hint of when to retry, in ms. */
+  override readonly retryAfterMs = OUTAGE_RETRY_AFTER_MS;
+
   constructor(
     readonly scope: string,
     options?: { cause?: unknown },
@@ -18,11 +24,7 @@ export class IdempotencyUnavailableError extends HttpMappableDomainError {
     );
   }
 
-  override get name(): string {
-    return this.constructor.name;
-  }
-
   toHttpResponse(): HttpResponseSpec {
-    return httpAnswer(503, 'Idempotency is unavailable; retry later.', { retryAfterMs: 1000 });
+    return httpAnswer(503, 'Idempotency is unavailable; retry later.', { retryAfterMs: this.retryAfterMs });
   }
 }

@@ -1,4 +1,5 @@
-import { HttpMappableDomainError, type HttpResponseSpec } from '../errors/http-mappable';
+import type { HttpResponseSpec } from '../errors/http-mappable';
+import { AnsweredRedisPatternsError } from '../errors/redis-patterns.error';
 
 /**
  * Thrown by `@Idempotent` and `IdempotencyService` when a call that must carry an idempotency key has none
@@ -6,7 +7,10 @@ import { HttpMappableDomainError, type HttpResponseSpec } from '../errors/http-m
  * string or bare token, empty, or over 255 characters). On HTTP it answers 400 Bad Request, as the IETF draft asks
  * for a missing key; `source` names the header (or the `key` function).
  */
-export class InvalidIdempotencyKeyError extends HttpMappableDomainError {
+export class InvalidIdempotencyKeyError extends AnsweredRedisPatternsError {
+  /** This error's stable code (docs/errors.md). */
+  readonly code = 'IDEMPOTENCY_KEY_INVALID';
+
   constructor(
     readonly source: string,
     readonly reason: 'missing' | 'malformed',
@@ -15,10 +19,6 @@ export class InvalidIdempotencyKeyError extends HttpMappableDomainError {
     super(
       reason === 'missing' ? `This operation requires an idempotency key (${source}).` : `Invalid idempotency key in ${source}: ${detail}.`,
     );
-  }
-
-  override get name(): string {
-    return this.constructor.name;
   }
 
   toHttpResponse(): HttpResponseSpec {

@@ -1,4 +1,5 @@
-import { HttpMappableDomainError, type HttpResponseSpec } from '../errors/http-mappable';
+import type { HttpResponseSpec } from '../errors/http-mappable';
+import { AnsweredRedisPatternsError } from '../errors/redis-patterns.error';
 
 /**
  * Thrown by `@Idempotent` when the handler's `identity` function finds no caller (it returned `undefined`, `null` or
@@ -6,13 +7,12 @@ import { HttpMappableDomainError, type HttpResponseSpec } from '../errors/http-m
  * shared by every caller, where its key could replay another caller's response. On HTTP it answers 400 Bad Request;
  * `handler` names the `Class.method`.
  */
-export class MissingIdempotencyIdentityError extends HttpMappableDomainError {
+export class MissingIdempotencyIdentityError extends AnsweredRedisPatternsError {
+  /** This error's stable code (docs/errors.md). */
+  readonly code = 'IDEMPOTENCY_IDENTITY_MISSING';
+
   constructor(readonly handler: string) {
     super(`The idempotency identity of ${handler} found no caller for this request; it was refused rather than run unscoped.`);
-  }
-
-  override get name(): string {
-    return this.constructor.name;
   }
 
   toHttpResponse(): HttpResponseSpec {

@@ -1,3 +1,5 @@
+import { RedisPatternsError } from '../errors/redis-patterns.error';
+
 /**
  * Why a leader term ended:
  * - `lost`: a renewal found the lease gone or held by another instance (this one was paused or cut off past it);
@@ -16,16 +18,15 @@ const WHY: Record<TermEndReason, string> = {
 };
 
 /** The reason of a term's AbortSignal when the term ends. The role is a configured name, never data. */
-export class LeaderTermEndedError extends Error {
+export class LeaderTermEndedError extends RedisPatternsError {
+  /** This error's stable code (docs/errors.md). */
+  readonly code = 'LEADER_TERM_ENDED';
+
   constructor(
     readonly role: string,
     readonly reason: TermEndReason,
     options?: { cause?: unknown },
   ) {
     super(`The leader term of "${role}" ended: ${WHY[reason]}.`, options);
-  }
-
-  override get name(): string {
-    return this.constructor.name;
   }
 }

@@ -1,6 +1,7 @@
 import { httpAnswer } from '../errors/http-answer';
-import { HttpMappableDomainError, type HttpResponseSpec } from '../errors/http-mappable';
+import type { HttpResponseSpec } from '../errors/http-mappable';
 import { outageDetail } from '../errors/redis-unavailable.error';
+import { AnsweredRedisPatternsError } from '../errors/redis-patterns.error';
 
 /**
  * Why a lock was not acquired:
@@ -17,19 +18,18 @@ export type LockFailureReason = 'contention' | 'unavailable' | 'replication' | '
  * Thrown by `LockService.acquire`, `using` and `@WithLock` when the lock could not be taken. On an HTTP handler it
  * answers 409 Conflict with `Retry-After` on contention, and 503 Service Unavailable when Redis is unreachable.
  */
-export class LockNotAcquiredError extends HttpMappableDomainError {
+export class LockNotAcquiredError extends AnsweredRedisPatternsError {
+  /** This error's stable code (docs/errors.md). */
+  readonly code: 'LOCK_NOT_ACQUIRED' | 'PERMIT_NOT_ACQUIRED' = 'LOCK_NOT_ACQUIRED';
+
   constructor(
     readonly resource: string,
     readonly reason: LockFailureReason,
     /** A hint of when to retry, in ms (the holder's remaining TTL on contention). */
-    readonly retryAfterMs: number,
+    override readonly retryAfterMs: number,
     options?: { cause?: unknown },
   ) {
     super(`Lock "${resource}" was not acquired (${reason}).${outageDetail(options?.cause)}`, options);
-  }
-
-  override get name(): string {
-    return this.constructor.name;
   }
 
   toHttpResponse(): HttpResponseSpec {

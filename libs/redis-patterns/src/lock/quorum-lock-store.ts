@@ -7,15 +7,15 @@ import { RELEASE_LOCK_SCRIPT } from './scripts/release-lock.script';
 import { toAttemptResult } from './single-lock-store';
 import { withDeadline } from '../core/time/with-deadline';
 import { refusalIn } from './refusal-in';
+import { RedisPatternsError } from '../errors/redis-patterns.error';
 
 /** Raised when too many nodes failed (errors or timeouts) for a quorum to be possible: the caller fails closed. */
-export class QuorumUnreachableError extends Error {
+export class QuorumUnreachableError extends RedisPatternsError {
+  /** This error's stable code (docs/errors.md). */
+  readonly code = 'QUORUM_UNREACHABLE';
+
   constructor(failed: number, total: number, options?: { cause?: unknown }) {
     super(`${failed} of ${total} Redlock nodes did not answer: no quorum is possible.`, options);
-  }
-
-  override get name(): string {
-    return this.constructor.name;
   }
 }
 

@@ -1,6 +1,7 @@
 import type { RateLimitDecision } from './rate-limit-policy';
 import { httpAnswer } from '../errors/http-answer';
-import { HttpMappableDomainError, type HttpResponseSpec } from '../errors/http-mappable';
+import type { HttpResponseSpec } from '../errors/http-mappable';
+import { AnsweredRedisPatternsError } from '../errors/redis-patterns.error';
 
 /**
  * Thrown by a provider method decorated with `@RateLimit` when the call is denied; carries the decision
@@ -10,7 +11,12 @@ import { HttpMappableDomainError, type HttpResponseSpec } from '../errors/http-m
  * @example
  * try { await mailer.send(to) } catch (e) { if (e instanceof RateLimitExceededError) retryIn(e.decision.retryAfterMs) }
  */
-export class RateLimitExceededError extends HttpMappableDomainError {
+export class RateLimitExceededError extends AnsweredRedisPatternsError {
+  /** This error's stable code (docs/errors.md). */
+  readonly code = 'RATE_LIMIT_EXCEEDED';
+  /** When the call would be allowed, in ms (the decision's `retryAfterMs`). */
+  override readonly retryAfterMs: number;
+
   constructor(
     readonly decision: RateLimitDecision,
     /** The limiter's name (`Class.method` unless named). */
@@ -19,13 +25,10 @@ export class RateLimitExceededError extends HttpMappableDomainError {
     readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(`Rate limit of "${limiter}" exceeded: retry in ${decision.retryAfterMs} ms.`);
-  }
-
-  override get name(): string {
-    return this.constructor.name;
+    this.retryAfterMs = decision.retryAfterMs;
   }
 
   toHttpResponse(): HttpResponseSpec {
-    return httpAnswer(429, 'Rate limit exceeded', { retryAfterMs: this.decision.retryAfterMs, headers: this.headers });
+    return httpAnswer(429, 'Rate limit exceeded', { retryAfterMs: this.retryAfterMs, headers: this.headers });
   }
 }

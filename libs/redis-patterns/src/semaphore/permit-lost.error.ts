@@ -6,6 +6,9 @@ import { LockLostError } from '../lock/lock-lost.error';
  * a {@link LockLostError}, so code that handles lost locks handles lost permits too.
  */
 export class PermitLostError extends LockLostError {
+  /** This error's stable code (docs/errors.md). */
+  override readonly code = 'PERMIT_LOST';
+
   constructor(
     /** The semaphore's name (also `resource`). */
     readonly semaphore: string,

@@ -15,6 +15,9 @@ export type PermitFailureReason = 'contention' | 'unavailable' | 'expired' | 'sh
  * 503 when Redis is unreachable — as {@link LockNotAcquiredError}, which it extends.
  */
 export class PermitNotAcquiredError extends LockNotAcquiredError {
+  /** This error's stable code (docs/errors.md). */
+  override readonly code = 'PERMIT_NOT_ACQUIRED';
+
   constructor(
     /** The semaphore's name (also `resource`). */
     readonly semaphore: string,

@@ -1,11 +1,13 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { throwError } from 'rxjs';
-import { HttpMappableDomainError } from '../../errors/http-mappable';
+import { type HttpMappableError, HttpMappableDomainError } from '../../errors/http-mappable';
+import { AnsweredRedisPatternsError } from '../../errors/redis-patterns.error';
 import { toContextError } from './context-errors';
 
 /**
- * Registered by the module as a global exception filter: a library error that knows its answer (409 on lock
+ * Registered by the module as a global exception filter: a library error that knows its answer (or an application's
+ * own `HttpMappableDomainError`) (409 on lock
  * contention, 429 on a rate limit, 503 when a fail-closed pattern has no Redis), thrown by a decorated provider
  * under an undecorated handler, reaches the caller in the handler's transport (see context-errors.ts): an HTTP
  * status with headers, an RPC error reply, a GraphQL error — never a rethrow that leaves an RPC caller waiting.
@@ -13,12 +15,12 @@ import { toContextError } from './context-errors';
  * microservices connected without `inheritAppConfig`, no global filters.) A filter costs nothing until something
  * throws.
  */
-@Catch(HttpMappableDomainError)
+@Catch(AnsweredRedisPatternsError, HttpMappableDomainError)
 @Injectable()
-export class HttpMappableErrorFilter implements ExceptionFilter<HttpMappableDomainError> {
+export class HttpMappableErrorFilter implements ExceptionFilter<HttpMappableError> {
   constructor(private readonly adapterHost: HttpAdapterHost) {}
 
-  catch(error: HttpMappableDomainError, host: ArgumentsHost): unknown {
+  catch(error: HttpMappableError, host: ArgumentsHost): unknown {
     switch (host.getType<string>()) {
       case 'http': {
         const adapter = this.adapterHost.httpAdapter;

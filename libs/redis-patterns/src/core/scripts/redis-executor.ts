@@ -66,8 +66,7 @@ export class RedisExecutor {
         crossSlotRefused: () => (this.crossSlotBatches = false),
       };
       this.lanes = new NodeLanes(client as Cluster, (lane, group) => sendLaneGroup(sender, lane, group));
-    }
-    else {
+    } else {
       const liveness = new ConnectionLiveness(
         () => (client as Redis).ping(),
         () => client.status === 'end',
