@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   type BeforeApplicationShutdown,
   Inject,
@@ -30,11 +29,12 @@ import {
 import { LeaderElectionTracing } from './leader-election.tracing';
 import { LeadershipRecorder } from './leadership-recorder';
 import type { LeaderTerm } from './leader-term';
+import { ScopedContext } from '../core/context/scoped-context';
 import { LEASE_STORE } from './lease.store';
 import { leaseKeys } from './lease-keys';
 
 /** The term a `@RunOnLeader` method runs under, per async context. */
-const runningTerm = new AsyncLocalStorage<LeaderTerm>();
+const runningTerm = new ScopedContext<LeaderTerm>();
 
 /** Owner tokens of every lease of the process (the lock's pool of crypto-random bytes). */
 const tokens = new TokenSource();
@@ -115,7 +115,7 @@ export class LeaderElection implements OnApplicationBootstrap, BeforeApplication
    * method was called under (it stays that term, ended or not, for the whole call).
    */
   currentTerm(role?: string): LeaderTerm | undefined {
-    return role === undefined ? runningTerm.getStore() : this.campaigns.get(role)?.currentTerm;
+    return role === undefined ? runningTerm.get() : this.campaigns.get(role)?.currentTerm;
   }
 
   /** Terms gained and ended by this instance, for one role or all; completes when the application shuts down. */

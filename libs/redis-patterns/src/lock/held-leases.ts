@@ -17,7 +17,7 @@ export interface HeldLeasesOptions {
   /** Hold spans, when the service traces its leases. */
   readonly tracing?: LockTracing;
   /** Runs the work in its lease's async context (e.g. for `LockService.current()`); default: as is. */
-  enter?<T>(lease: Lock, signal: AbortSignal, work: () => T): T;
+  enter?<T>(lease: Lock, signal: AbortSignal, work: () => Promise<T> | T): Promise<T> | T;
 }
 
 /**

@@ -1,5 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
+import { ScopedContext } from '../core/context/scoped-context';
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService, type OnModuleInit } from '@nestjs/common';
 import { KeyBuilder } from '../core/keys/key-builder';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
@@ -39,7 +39,7 @@ export type LockedWork<T> = (signal: AbortSignal, lock: Lock) => Promise<T> | T;
 type Failure = Refusal<LockFailureReason>;
 
 /** The innermost lock held by the running `using()` work or `@WithLock` method, per async context. */
-const heldContext = new AsyncLocalStorage<{ readonly lock: Lock; readonly signal: AbortSignal }>();
+const heldContext = new ScopedContext<{ readonly lock: Lock; readonly signal: AbortSignal }>();
 
 /** Owner tokens for every LockService of the process (one pool of crypto-random bytes, refilled in the background). */
 const tokens = new TokenSource();
@@ -225,12 +225,12 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
    * e.g. to pass its `fencingToken` to a store from inside a decorated method; undefined outside one.
    */
   current(): Lock | undefined {
-    return heldContext.getStore()?.lock;
+    return heldContext.get()?.lock;
   }
 
   /** The abort signal of {@link LockService.current}: it aborts with a LockLostError when that lock is lost. */
   currentSignal(): AbortSignal | undefined {
-    return heldContext.getStore()?.signal;
+    return heldContext.get()?.signal;
   }
 
   /** Locks this instance holds now (for diagnostics). */
