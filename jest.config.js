@@ -14,6 +14,7 @@ module.exports = {
   moduleNameMapper: {
     '^nestjs-redis-patterns$': '<rootDir>/libs/redis-patterns/src',
     '^nestjs-redis-patterns/testing$': '<rootDir>/libs/redis-patterns/src/testing',
+    '^nestjs-redis-patterns/adapters$': '<rootDir>/libs/redis-patterns/src/adapters',
     '^@app/redis-patterns$': '<rootDir>/libs/redis-patterns/src',
     '^@app/redis-patterns/(.*)$': '<rootDir>/libs/redis-patterns/src/$1',
   },

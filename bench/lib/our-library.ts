@@ -1,14 +1,15 @@
 import { Module, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import * as library from 'nestjs-redis-patterns';
+import * as adapters from 'nestjs-redis-patterns/adapters';
 
 /**
  * The library under test, looked up by export name. The services land in the repository independently, so the
  * benchmark resolves them at run time and reports a missing one as "not available" rather than failing to load.
  */
-const exportsByName = library as unknown as Record<string, unknown>;
+const exportsByName: Record<string, unknown> = { ...library, ...adapters };
 
-/** A public export of `nestjs-redis-patterns`, or undefined when it is not in the repository yet. */
+/** A public export of `nestjs-redis-patterns` or its `/adapters` entry, or undefined when it is not in the repository yet. */
 export function libraryExport<T = unknown>(name: string): T | undefined {
   return exportsByName[name] as T | undefined;
 }

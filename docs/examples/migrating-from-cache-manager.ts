@@ -6,7 +6,8 @@ import { CACHE_MANAGER, CacheInterceptor, CacheKey, CacheModule, CacheTTL } from
 import { Controller, Get, Inject, Injectable, Module, Param, UseInterceptors } from '@nestjs/common';
 import type { Cache } from 'cache-manager';
 import { Keyv } from 'keyv';
-import { Cacheable, CacheEvict, CacheService, RedisPatternsKeyvStore, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { Cacheable, CacheEvict, CacheService, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { RedisPatternsKeyvStore } from 'nestjs-redis-patterns/adapters';
 
 interface Product {
   id: string;

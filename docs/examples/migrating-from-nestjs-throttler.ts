@@ -4,15 +4,8 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { SkipThrottle, Throttle, ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
-import {
-  clientAddress,
-  RateLimit,
-  RateLimitGuard,
-  RateLimiterService,
-  RedisPatternsModule,
-  RedisPatternsThrottlerStorage,
-  SkipRateLimit,
-} from 'nestjs-redis-patterns';
+import { clientAddress, RateLimit, RateLimitGuard, RateLimiterService, RedisPatternsModule, SkipRateLimit } from 'nestjs-redis-patterns';
+import { RedisPatternsThrottlerStorage } from 'nestjs-redis-patterns/adapters';
 
 // ── Before: @nestjs/throttler, two named throttlers ─────────────────────────────────────────────────────────────
 @Controller('search')

@@ -2,7 +2,8 @@ import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import keyvTestSuite from '@keyv/test-suite';
 import { Keyv } from 'keyv';
-import { CacheService, RedisPatternsKeyvStore, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { CacheService, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { RedisPatternsKeyvStore } from 'nestjs-redis-patterns/adapters';
 import { connectionFor, uniquePrefix } from '../support/redis-env';
 
 // Keyv's own compliance suite (@keyv/test-suite) against RedisPatternsKeyvStore on real Redis. The suite is written

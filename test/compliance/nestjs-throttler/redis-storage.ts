@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ThrottlerModule as NestThrottlerModule, type ThrottlerModuleOptions } from '@nestjs/throttler';
-import { RateLimiterService, RedisPatternsModule, RedisPatternsThrottlerStorage } from 'nestjs-redis-patterns';
+import { RateLimiterService, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { RedisPatternsThrottlerStorage } from 'nestjs-redis-patterns/adapters';
 import { connectionFor, uniquePrefix } from '../../support/redis-env';
 
 @Module({})

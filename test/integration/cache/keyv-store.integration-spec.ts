@@ -4,7 +4,8 @@ import { Test } from '@nestjs/testing';
 import type { Cache } from 'cache-manager';
 import { Keyv } from 'keyv';
 import request from 'supertest';
-import { CacheService, InvalidArgumentError, RedisPatternsKeyvStore, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { CacheService, InvalidArgumentError, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { RedisPatternsKeyvStore } from 'nestjs-redis-patterns/adapters';
 import { type BackendName, connectionOf, inspectKeys } from '../../support/backends';
 import { uniquePrefix } from '../../support/redis-env';
 

@@ -14,9 +14,9 @@ import {
   RateLimiterService,
   type RateLimitPolicy,
   RedisPatternsModule,
-  RedisPatternsThrottlerStorage,
   RedisRefusedError,
 } from 'nestjs-redis-patterns';
+import { RedisPatternsThrottlerStorage } from 'nestjs-redis-patterns/adapters';
 import { type BackendName, connectionOf } from '../../support/backends';
 import { connectionFor, rawClient, scanKeys, uniquePrefix } from '../../support/redis-env';
 import { RecordingLogger } from '../../contexts/recording-logger';

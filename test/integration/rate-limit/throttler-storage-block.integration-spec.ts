@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { RateLimiterService, RedisPatternsModule, RedisPatternsThrottlerStorage } from 'nestjs-redis-patterns';
+import { RateLimiterService, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { RedisPatternsThrottlerStorage } from 'nestjs-redis-patterns/adapters';
 import type { RedisPatternsThrottlerStorageOptions } from '../../../libs/redis-patterns/src/rate-limit/adapters/throttler-storage';
 import { type BackendName, connectionOf } from '../../support/backends';
 import { uniquePrefix } from '../../support/redis-env';

@@ -3,7 +3,8 @@ import { APP_GUARD } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { SkipThrottle, Throttle, ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import request from 'supertest';
-import { RateLimiterService, RedisPatternsModule, RedisPatternsThrottlerStorage } from 'nestjs-redis-patterns';
+import { RateLimiterService, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { RedisPatternsThrottlerStorage } from 'nestjs-redis-patterns/adapters';
 import { type BackendName, connectionOf, inspectKeys } from '../../support/backends';
 import { uniquePrefix } from '../../support/redis-env';
 

@@ -5,6 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { Redis } from 'ioredis';
 import { Cacheable, LockService, RateLimit, RedisPatternsHealthIndicator, RedisPatternsModule, WithLock } from 'nestjs-redis-patterns';
 import { startTestRedis } from 'nestjs-redis-patterns/testing';
+import { RedisPatternsKeyvStore, RedisPatternsThrottlerStorage } from 'nestjs-redis-patterns/adapters';
 import scenario from './scenario.cjs';
 import { createRequire } from 'node:module';
 import assert from 'node:assert/strict';
@@ -14,6 +15,13 @@ const required = createRequire(import.meta.url)('nestjs-redis-patterns');
 assert.equal(required.RedisPatternsModule, RedisPatternsModule);
 assert.equal(required.REDIS_PATTERNS_OPTIONS, (await import('nestjs-redis-patterns')).REDIS_PATTERNS_OPTIONS);
 console.log('ok plain JavaScript ES module: import and require share one copy of the package');
+
+// The /adapters entry: its own subpath, one copy of its classes for both module systems too.
+const requiredAdapters = createRequire(import.meta.url)('nestjs-redis-patterns/adapters');
+assert.equal(requiredAdapters.RedisPatternsKeyvStore, RedisPatternsKeyvStore);
+assert.equal(requiredAdapters.RedisPatternsThrottlerStorage, RedisPatternsThrottlerStorage);
+assert.equal(typeof RedisPatternsKeyvStore, 'function');
+console.log('ok /adapters entry: RedisPatternsKeyvStore and RedisPatternsThrottlerStorage, one copy for import and require');
 
 function decorateMethod(target, name, ...decorators) {
   let descriptor = Object.getOwnPropertyDescriptor(target.prototype, name);

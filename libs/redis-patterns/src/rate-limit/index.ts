@@ -23,5 +23,3 @@ export { RateLimitExceededError } from './rate-limit-exceeded.error';
 export { RateLimitUnavailableError } from './rate-limit-unavailable.error';
 export { RateLimitIdentityError } from './rate-limit-identity.error';
 export type { RateLimitKey } from './rate-limit-key';
-export { RedisPatternsThrottlerStorage } from './adapters/throttler-storage';
-export type { RedisPatternsThrottlerStorageOptions, ThrottlerStorageRecord } from './adapters/throttler-storage';

@@ -6,7 +6,8 @@ import type { ThrottlerStorageOptions } from '@nestjs/throttler/dist/throttler-s
 import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
 import { THROTTLER_OPTIONS } from '@nestjs/throttler/dist/throttler.constants';
 import { ThrottlerException, ThrottlerGuard, ThrottlerStorage } from '@nestjs/throttler';
-import { RateLimiterService, RedisPatternsModule, RedisPatternsThrottlerStorage } from 'nestjs-redis-patterns';
+import { RateLimiterService, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { RedisPatternsThrottlerStorage } from 'nestjs-redis-patterns/adapters';
 import { connectionFor, uniquePrefix } from '../../../support/redis-env';
 
 // Adapted: Jest 30 names (toHaveBeenCalledTimes, toThrow); the storage of every guard below is RedisPatternsThrottlerStorage on real Redis (a key prefix per

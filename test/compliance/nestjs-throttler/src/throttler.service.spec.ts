@@ -1,7 +1,8 @@
 // Adapted from nestjs/throttler (MIT, see LICENSE in test/compliance/nestjs-throttler) src/throttler.service.spec.ts: storage on Redis.
 import { Test, type TestingModule } from '@nestjs/testing';
 import { ThrottlerStorage } from '@nestjs/throttler';
-import { RateLimiterService, RedisPatternsModule, RedisPatternsThrottlerStorage } from 'nestjs-redis-patterns';
+import { RateLimiterService, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { RedisPatternsThrottlerStorage } from 'nestjs-redis-patterns/adapters';
 import { connectionFor, uniquePrefix } from '../../../support/redis-env';
 
 // Adapted: the storage under test is RedisPatternsThrottlerStorage on real Redis (a key prefix per test, the module

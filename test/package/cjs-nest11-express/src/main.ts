@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { Redis } from 'ioredis';
 import { Cacheable, LockService, RateLimit, RedisPatternsHealthIndicator, RedisPatternsModule, WithLock } from 'nestjs-redis-patterns';
 import { startTestRedis } from 'nestjs-redis-patterns/testing';
+import { RedisPatternsKeyvStore, RedisPatternsThrottlerStorage } from 'nestjs-redis-patterns/adapters';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { runScenario } = require('../scenario.cjs');
 
@@ -44,6 +45,12 @@ async function startApp(url: string) {
   await app.listen(0, '127.0.0.1');
   return app;
 }
+
+// The /adapters entry resolves, with its types, from a CommonJS TypeScript build.
+if (typeof RedisPatternsKeyvStore !== 'function' || typeof RedisPatternsThrottlerStorage !== 'function') {
+  throw new Error('nestjs-redis-patterns/adapters did not export its stores');
+}
+console.log('ok /adapters entry from CommonJS TypeScript');
 
 runScenario({ label: 'CommonJS TypeScript, Nest 11.1 + ioredis 5.9 + Express', startApp, LockService, startTestRedis, Redis }).catch(
   (error: unknown) => {

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { CacheService } from '../cache.service';
 
 /**
- * A Keyv storage adapter (`new Keyv({ store })`) backed by {@link CacheService}, so `cache-manager` 6+ and
+ * A Keyv storage adapter (`new Keyv({ store })`) backed by `CacheService`, so `cache-manager` 6+ and
  * `@nestjs/cache-manager`'s `CacheModule` / `CacheInterceptor` use this module's connections: a command timeout and
  * fail-open reads and writes (an outage is a miss, never an error or a hang), cluster-safe keys, pipelined batches,
  * tag-free entries with a TTL always (Keyv's `ttl` in ms; none given: the module's `cache.defaultTtl`, since nothing
@@ -66,7 +66,7 @@ export class RedisPatternsKeyvStore extends EventEmitter {
     return (await this.cache.delMany(keys)) > 0;
   }
 
-  /** Deletes every entry of the Keyv namespace (SCAN + delete, see {@link CacheService.clear}). */
+  /** Deletes every entry of the Keyv namespace (SCAN + delete, see `CacheService.clear`). */
   async clear(): Promise<void> {
     if (!this.namespace) {
       throw new Error(
