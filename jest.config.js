@@ -15,6 +15,7 @@ module.exports = {
     '^nestjs-redis-patterns$': '<rootDir>/libs/redis-patterns/src',
     '^nestjs-redis-patterns/testing$': '<rootDir>/libs/redis-patterns/src/testing',
     '^nestjs-redis-patterns/adapters$': '<rootDir>/libs/redis-patterns/src/adapters',
+    '^nestjs-redis-patterns/doctor$': '<rootDir>/libs/redis-patterns/src/doctor',
     '^@app/redis-patterns$': '<rootDir>/libs/redis-patterns/src',
     '^@app/redis-patterns/(.*)$': '<rootDir>/libs/redis-patterns/src/$1',
   },

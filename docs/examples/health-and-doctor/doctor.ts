@@ -1,4 +1,4 @@
-import { formatReport, runDoctor } from 'nestjs-redis-patterns';
+import { formatReport, runDoctor } from 'nestjs-redis-patterns/doctor';
 
 export async function doctor(): Promise<void> {
   const report = await runDoctor({

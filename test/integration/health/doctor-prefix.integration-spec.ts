@@ -4,7 +4,8 @@ import { promisify } from 'node:util';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Redis } from 'ioredis';
-import { CacheService, type DoctorReport, InvalidArgumentError, RedisPatternsDoctor, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { CacheService, InvalidArgumentError, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { type DoctorReport, RedisPatternsDoctor } from 'nestjs-redis-patterns/doctor';
 import { connectionFor, rawClient, uniquePrefix } from '../../support/redis-env';
 
 const run = promisify(execFile);

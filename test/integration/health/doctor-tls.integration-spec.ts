@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { runDoctor } from 'nestjs-redis-patterns';
+import { runDoctor } from 'nestjs-redis-patterns/doctor';
 
 const root = join(__dirname, '../../..');
 

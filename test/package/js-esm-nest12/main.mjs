@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { Cacheable, LockService, RateLimit, RedisPatternsHealthIndicator, RedisPatternsModule, WithLock } from 'nestjs-redis-patterns';
 import { startTestRedis } from 'nestjs-redis-patterns/testing';
 import { RedisPatternsKeyvStore, RedisPatternsThrottlerStorage } from 'nestjs-redis-patterns/adapters';
+import { formatReport, runDoctor } from 'nestjs-redis-patterns/doctor';
 import scenario from './scenario.cjs';
 import { createRequire } from 'node:module';
 import assert from 'node:assert/strict';
@@ -22,6 +23,9 @@ assert.equal(requiredAdapters.RedisPatternsKeyvStore, RedisPatternsKeyvStore);
 assert.equal(requiredAdapters.RedisPatternsThrottlerStorage, RedisPatternsThrottlerStorage);
 assert.equal(typeof RedisPatternsKeyvStore, 'function');
 console.log('ok /adapters entry: RedisPatternsKeyvStore and RedisPatternsThrottlerStorage, one copy for import and require');
+assert.equal(createRequire(import.meta.url)('nestjs-redis-patterns/doctor').runDoctor, runDoctor);
+assert.equal(typeof formatReport, 'function');
+console.log('ok /doctor entry: runDoctor and formatReport, one copy for import and require');
 
 function decorateMethod(target, name, ...decorators) {
   let descriptor = Object.getOwnPropertyDescriptor(target.prototype, name);

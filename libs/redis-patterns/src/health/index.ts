@@ -3,8 +3,3 @@ export { RedisPatternsHealthIndicator } from './redis-patterns-health.indicator'
 export type { ConnectionHealth, ConnectionStatus, RedisHealthCheckOptions, RedisHealthResult, RedisHealthSummary } from './health.types';
 export type { NodeProbe } from './health.types';
 export { RedisHealthCheckError } from './redis-health-check.error';
-export { runDoctor } from './doctor/run-doctor';
-export { RedisPatternsDoctor } from './redis-patterns-doctor';
-export type { RedisPatternsDoctorOptions } from './redis-patterns-doctor';
-export { formatReport } from './doctor/format-report';
-export type { DoctorCheck, DoctorOptions, DoctorReport, DoctorWorkload } from './doctor/doctor.types';
