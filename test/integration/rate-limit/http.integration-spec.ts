@@ -171,6 +171,16 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('@RateLimit over
     expect(mailer.sent).toBe(2);
     await expect(mailer.send('bob@example.com')).resolves.toBe('sent to bob@example.com');
   });
+
+  // docs/decorator-mechanism.md: on "any method called directly" the decorator applies, with one budget for the
+  // method — a controller's handler called by other code (or a unit test) is limited as a provider method is.
+  it('on a controller handler called directly (not through the router), applies with one budget for the method', async () => {
+    const controller = app.get(LimitedController);
+    const calls = await Promise.allSettled([controller.tight(), controller.tight(), controller.tight()]);
+    expect(calls.map((c) => c.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+    expect((calls[2] as PromiseRejectedResult).reason).toBeInstanceOf(RateLimitExceededError);
+    expect((calls[2] as PromiseRejectedResult).reason.code).toBe('RATE_LIMIT_EXCEEDED');
+  });
 });
 
 describe('@RateLimit with invalid options', () => {
