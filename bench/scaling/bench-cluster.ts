@@ -58,14 +58,8 @@ export class BenchCluster {
    * CPU (user + system, µs) the three masters have used so far, from `INFO cpu`. Replicas are not counted: the
    * standalone server compared with has none, and a master's cost of feeding its replica is in its own figure.
    */
-  async mastersCpuUs(): Promise<number> {
-    const infos = await Promise.all(this.admins.map((admin) => admin.info('cpu')));
-    let seconds = 0;
-    for (const info of infos) {
-      const field = (name: string) => Number(new RegExp(`^${name}:([0-9.]+)`, 'm').exec(info)?.[1] ?? Number.NaN);
-      seconds += field('used_cpu_user') + field('used_cpu_sys');
-    }
-    return seconds * 1e6;
+  mastersCpuUs(): Promise<number> {
+    return serversCpuUs(this.admins);
   }
 
   /** Stops the six nodes (SIGTERM, SIGKILL after the harness's deadline) and removes their directory. */
@@ -78,4 +72,15 @@ export class BenchCluster {
       rmSync(this.dir, { recursive: true, force: true });
     }
   }
+}
+
+/** CPU (user + system, µs) the servers behind `clients` have used so far, summed, from `INFO cpu`. */
+export async function serversCpuUs(clients: readonly Redis[]): Promise<number> {
+  const infos = await Promise.all(clients.map((client) => client.info('cpu')));
+  let seconds = 0;
+  for (const info of infos) {
+    const field = (name: string) => Number(new RegExp(`^${name}:([0-9.]+)`, 'm').exec(info)?.[1] ?? Number.NaN);
+    seconds += field('used_cpu_user') + field('used_cpu_sys');
+  }
+  return seconds * 1e6;
 }

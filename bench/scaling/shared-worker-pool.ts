@@ -1,3 +1,4 @@
+import { SharedLease } from '../lib/shared-lease';
 import { WorkerPool } from './worker-pool';
 import type { WorkerSpec } from './worker-protocol';
 
@@ -15,33 +16,25 @@ export interface WorkerPoolLease {
  * Nest contexts once instead of once per row, and no idle process of another row waits on the shared cores.
  */
 export class SharedWorkerPool implements WorkerPoolLease {
-  private users = 0;
-  private pool?: Promise<WorkerPool>;
+  private readonly lease: SharedLease<WorkerPool>;
 
-  constructor(private readonly specs: readonly WorkerSpec[]) {}
-
-  /** Starts the pool on first use. A failed start leaves nothing running and is retried by the next caller. */
-  async acquire(): Promise<void> {
-    this.pool ??= WorkerPool.start(this.specs);
-    try {
-      await this.pool;
-    } catch (error) {
-      this.pool = undefined;
-      throw error;
-    }
-    this.users++;
+  constructor(specs: readonly WorkerSpec[]) {
+    this.lease = new SharedLease(
+      'the worker pool',
+      () => WorkerPool.start(specs),
+      (pool) => pool.stop(),
+    );
   }
 
-  async current(): Promise<WorkerPool> {
-    if (!this.pool || this.users === 0) throw new Error('the worker pool is not started');
-    return this.pool;
+  acquire(): Promise<void> {
+    return this.lease.acquire();
   }
 
-  /** Stops the pool when its last user releases it. */
-  async release(): Promise<void> {
-    if (this.users === 0 || --this.users > 0) return;
-    const pool = this.pool;
-    this.pool = undefined;
-    await (await pool)?.stop();
+  current(): Promise<WorkerPool> {
+    return this.lease.current();
+  }
+
+  release(): Promise<void> {
+    return this.lease.release();
   }
 }

@@ -5,8 +5,9 @@ import type { BenchGroup, Contender, RatioSpec } from '../lib/contender';
 import { libraryContender, unavailableContender } from '../lib/contenders';
 import { createOurContext, missingExports, resolveService } from '../lib/our-library';
 import { apSuffix } from '../lib/peer-clients';
+import { SharedLease } from '../lib/shared-lease';
 import { HEADLINE_CONCURRENCY, peerTargetAt } from '../lib/sweep';
-import { BenchCluster } from '../scaling/bench-cluster';
+import { BenchCluster, serversCpuUs } from '../scaling/bench-cluster';
 import type { ClusterConnection } from '../scaling/worker-protocol';
 import { clientKeys, expectAllowed, FIXED_WINDOW_LUA, POLICIES, type RateLimiterLike } from './rate-limit.suite';
 import type { SuiteContext } from './suite-context';
@@ -32,52 +33,35 @@ function taggedClientKeys(prefix: string): () => string {
  * the last teardown, with a plain connection to each of its six nodes to read their CPU counters.
  */
 class SharedCluster {
-  private users = 0;
-  private started?: Promise<{ cluster: BenchCluster; admins: Redis[] }>;
+  private readonly lease = new SharedLease<{ cluster: BenchCluster; admins: Redis[] }>(
+    'the cluster',
+    SharedCluster.start,
+    async ({ cluster, admins }) => {
+      for (const admin of admins) admin.disconnect();
+      await cluster.stop();
+    },
+  );
 
-  /** Starts the cluster on first use. A failed start leaves nothing running and is retried by the next caller. */
-  async acquire(): Promise<void> {
-    this.started ??= SharedCluster.start();
-    try {
-      await this.started;
-    } catch (error) {
-      this.started = undefined;
-      throw error;
-    }
-    this.users++;
+  acquire(): Promise<void> {
+    return this.lease.acquire();
+  }
+
+  release(): Promise<void> {
+    return this.lease.release();
   }
 
   /** The seed nodes, in the shape `RedisPatternsModule.forRoot({ connection })` takes; only while acquired. */
   async connection(): Promise<ClusterConnection> {
-    if (!this.started || this.users === 0) throw new Error('the cluster is not started');
-    return (await this.started).cluster.connection;
+    return (await this.lease.current()).cluster.connection;
   }
 
   /**
-   * CPU (user + system, µs) the cluster's six nodes have used so far, from `INFO cpu`: the masters' and, unlike
+   * CPU (user + system, µs) the cluster's six nodes have used so far: the masters' and, unlike
    * BenchCluster.mastersCpuUs, their replicas' too (every row here runs on the same cluster, so what replication
    * costs per decision belongs to the limiter's cost).
    */
   async cpuUs(): Promise<number> {
-    if (!this.started || this.users === 0) throw new Error('the cluster is not started');
-    const { admins } = await this.started;
-    const infos = await Promise.all(admins.map((admin) => admin.info('cpu')));
-    let seconds = 0;
-    for (const info of infos) {
-      const field = (name: string) => Number(new RegExp(`^${name}:([0-9.]+)`, 'm').exec(info)?.[1] ?? Number.NaN);
-      seconds += field('used_cpu_user') + field('used_cpu_sys');
-    }
-    return seconds * 1e6;
-  }
-
-  /** Stops the cluster when its last user releases it (its admin connections first). */
-  async release(): Promise<void> {
-    if (this.users === 0 || --this.users > 0) return;
-    const started = this.started;
-    this.started = undefined;
-    const { cluster, admins } = (await started)!;
-    for (const admin of admins) admin.disconnect();
-    await cluster.stop();
+    return serversCpuUs((await this.lease.current()).admins);
   }
 
   private static async start(): Promise<{ cluster: BenchCluster; admins: Redis[] }> {

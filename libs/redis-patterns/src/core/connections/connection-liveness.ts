@@ -1,3 +1,5 @@
+import type { Redis } from 'ioredis';
+
 /**
  * One view per connection of whether its server answers, which every pattern reads through the executor: a command
  * that went without an answer (its deadline passed, its socket closed, or it could not be sent) marks the connection
@@ -18,6 +20,16 @@ export class ConnectionLiveness {
     private readonly probe: () => Promise<unknown>,
     private readonly ended: () => boolean,
   ) {}
+
+  /** The view of a single-server or Sentinel client: probed with PING, over when the client ends, up at `ready`. */
+  static watching(client: Redis): ConnectionLiveness {
+    const liveness = new ConnectionLiveness(
+      () => client.ping(),
+      () => client.status === 'end',
+    );
+    client.on('ready', () => liveness.cameBack());
+    return liveness;
+  }
 
   /** True from a command that went unanswered until the server answers again. */
   get isDown(): boolean {

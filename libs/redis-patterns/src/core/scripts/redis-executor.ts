@@ -1,8 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
-import { alone, BINARY, isNoScript, type ReplyEncoding, unavailableError } from './command-wire';
-import { batchFormOf, batchOf } from './batch-form';
-import { CoalescingQueue, type ReplyWindow, settleEach, type WaitingGroup } from './coalescing-queue';
-import { type LaneSender, sendLaneGroup } from './lane-batches';
+import { alone, BINARY, isNoScript, unavailableError } from './command-wire';
+import { CoalescingQueue, type ReplyWindow } from './coalescing-queue';
+import { type GroupSender, sendLaneGroup, sendServerGroup, type ServerGroupKind } from './group-senders';
 import { NodeLanes } from './node-lanes';
 import { type RedisScript, type ScriptText, shapeMismatch } from './redis-script';
 import { outageReason } from './outage-reason';
@@ -13,9 +12,6 @@ import { RedisUnavailableError } from '../../errors/redis-unavailable.error';
 
 type RedisArg = string | number | Buffer;
 type RedisClient = Redis | Cluster;
-
-/** What a group of waiting calls shares: one script's EVALSHA, or one MGET. */
-type GroupKind = RedisScript<unknown> | 'read';
 
 /**
  * The one way the library sends commands to a Redis connection: scripts, batching, ordering, deadlines, the cluster
@@ -49,7 +45,7 @@ export class RedisExecutor {
    */
   readonly liveness?: ConnectionLiveness;
   private readonly isCluster: boolean;
-  private readonly queue: CoalescingQueue<GroupKind>;
+  private readonly queue: CoalescingQueue<ServerGroupKind>;
   /** On a cluster, one lane per master: calls coalesce per node. */
   private readonly lanes?: NodeLanes;
   /** Whether the servers take the cross-slot batch form (Redis 7+; a 6.2 cluster refuses its `#!lua` line). */
@@ -58,22 +54,16 @@ export class RedisExecutor {
 
   private constructor(readonly client: RedisClient) {
     this.isCluster = (client as Cluster).isCluster === true;
-    this.queue = new CoalescingQueue<GroupKind>(this.sendGroup);
-    if (this.isCluster) {
-      const sender: LaneSender = {
-        evalsha: (script, keys, args, queue, target, calls) => this.evalsha(script, keys, args, queue, target, calls),
-        failed: (command, error) => this.failed(command, error),
-        crossSlotRefused: () => (this.crossSlotBatches = false),
-      };
-      this.lanes = new NodeLanes(client as Cluster, (lane, group) => sendLaneGroup(sender, lane, group));
-    } else {
-      const liveness = new ConnectionLiveness(
-        () => (client as Redis).ping(),
-        () => client.status === 'end',
-      );
-      client.on('ready', () => liveness.cameBack());
-      this.liveness = liveness;
-    }
+    const sender: GroupSender = {
+      evalsha: (script, keys, args, queue, target, calls) => this.evalsha(script, keys, args, queue, target, calls),
+      get: (key) => this.call('get', key),
+      mget: (keys) => this.settled('mget', this.client.call('mget', ...keys) as Promise<unknown[]>, keys.length),
+      failed: (command, error) => this.failed(command, error),
+      crossSlotRefused: () => (this.crossSlotBatches = false),
+    };
+    this.queue = new CoalescingQueue<ServerGroupKind>((group) => sendServerGroup(sender, group));
+    if (this.isCluster) this.lanes = new NodeLanes(client as Cluster, (lane, group) => sendLaneGroup(sender, lane, group));
+    else this.liveness = ConnectionLiveness.watching(client as Redis);
   }
 
   /** The executor of a client (one per client, so the calls of every caller on that connection coalesce). */
@@ -161,7 +151,7 @@ export class RedisExecutor {
       name,
       reply.catch((error: unknown) => {
         if (!wasRefused(error)) throw error;
-        return this.alone<TReply>(name, args);
+        return alone<TReply>(this.client, name, args);
       }),
     );
   }
@@ -174,34 +164,8 @@ export class RedisExecutor {
   callBuffer<TReply>(name: string, ...args: Array<RedisArg | readonly RedisArg[]>): Promise<TReply> {
     if (this.liveness?.isDown) return this.unsent(name);
     this.flushWaiting();
-    return this.settled(name, this.alone<TReply>(name, args, BINARY));
+    return this.settled(name, alone<TReply>(this.client, name, args, BINARY));
   }
-
-  // A group of one goes alone; a larger one shares one command, each call settled by its own entry of the reply.
-  private readonly sendGroup = ({ kind, calls }: WaitingGroup<GroupKind>): void => {
-    if (calls.length === 1) {
-      const [call] = calls;
-      const reply = kind === 'read' ? this.call('get', call.keys[0]) : this.evalsha(kind.single, call.keys, call.args);
-      reply.then(call.resolve, call.reject);
-      return;
-    }
-    let replies: Promise<unknown[]>;
-    if (kind === 'read') {
-      // Counted as the calls it carries, like a script batch (the window counts calls, not commands).
-      const keys = calls.map((call) => call.keys[0]);
-      replies = this.settled('mget', this.client.call('mget', ...keys) as Promise<unknown[]>, calls.length);
-    } else {
-      const batch = batchOf(kind, calls);
-      replies = this.evalsha<unknown[]>(batchFormOf(kind), batch.keys, batch.args, this.queue, this.client, calls.length);
-    }
-    const name = kind === 'read' ? 'MGET' : `Script ${kind.name}`;
-    replies.then(
-      (values) => settleEach(name, calls, values, (call, error) => call.reject(this.failed(kind === 'read' ? 'mget' : 'evalsha', error))),
-      (error: unknown) => {
-        for (const call of calls) call.reject(error);
-      },
-    );
-  };
 
   // The one script path. NOSCRIPT means the script did not run: sending its text is safe for writes too. One reply
   // handler (no wrapper promise per layer): a lone call costs what a hand-written EVALSHA does. `queue` counts the
@@ -302,10 +266,6 @@ export class RedisExecutor {
     const down = this.liveness?.cause;
     const cause = down instanceof RedisUnavailableError ? down.cause : down;
     return Promise.reject(unavailableError(this.client, this.connection, command, 'disconnected', cause));
-  }
-
-  private alone<TReply>(name: string, args: ReadonlyArray<unknown>, encoding?: ReplyEncoding): Promise<TReply> {
-    return alone(this.client, name, args, encoding);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { batchOf, crossSlotFormOf } from './batch-form';
+import { batchFormOf, batchOf, crossSlotFormOf } from './batch-form';
 import { NOT_SERVED_HERE } from './command-wire';
 import { type ReplyWindow, settleEach, type WaitingGroup } from './coalescing-queue';
 import type { NodeLane } from './node-lanes';
@@ -8,19 +8,57 @@ import { RedisUnavailableError } from '../../errors/redis-unavailable.error';
 
 type RedisArg = string | number | Buffer;
 
-/** What sending a cluster lane's batch needs of the executor: its one script path and its failure classification. */
-export interface LaneSender {
+/**
+ * What sending a group of waiting calls needs of the executor: its one script path, its reads and its failure
+ * classification. Groups leave here (a lone call alone, a larger group as one shared command) so that the executor
+ * holds only the choice between writing a call at once and letting it wait.
+ */
+export interface GroupSender {
   evalsha<TReply>(
     script: ScriptText,
     keys: readonly string[],
     args: readonly RedisArg[],
-    queue: ReplyWindow,
+    queue?: ReplyWindow,
     target?: Redis,
     calls?: number,
   ): Promise<TReply>;
+  /** A GET on its own. */
+  get(key: string): Promise<unknown>;
+  /** One MGET, counted in the window as the `keys.length` reads it carries (the window counts calls, not commands). */
+  mget(keys: readonly string[]): Promise<unknown[]>;
   failed(command: string, error: unknown): unknown;
   /** The servers cannot compile the cross-slot form (before Redis 7): calls go alone from now on. */
   crossSlotRefused(): void;
+}
+
+/** What a single server's waiting group shares: one script's EVALSHA, or one MGET. */
+export type ServerGroupKind = RedisScript<unknown> | 'read';
+
+/**
+ * Sends the calls waiting on a single server (or a Sentinel group's master): a group of one alone, a larger one as
+ * one EVALSHA of the script's batch form or one MGET, each call settled by its own entry of the reply.
+ */
+export function sendServerGroup(sender: GroupSender, { kind, calls }: WaitingGroup<ServerGroupKind>): void {
+  if (calls.length === 1) {
+    const [call] = calls;
+    const reply = kind === 'read' ? sender.get(call.keys[0]) : sender.evalsha(kind.single, call.keys, call.args);
+    reply.then(call.resolve, call.reject);
+    return;
+  }
+  let replies: Promise<unknown[]>;
+  if (kind === 'read') {
+    replies = sender.mget(calls.map((call) => call.keys[0]));
+  } else {
+    const batch = batchOf(kind, calls);
+    replies = sender.evalsha<unknown[]>(batchFormOf(kind), batch.keys, batch.args, undefined, undefined, calls.length);
+  }
+  const [name, command] = kind === 'read' ? ['MGET', 'mget'] : [`Script ${kind.name}`, 'evalsha'];
+  replies.then(
+    (values) => settleEach(name, calls, values, (call, error) => call.reject(sender.failed(command, error))),
+    (error: unknown) => {
+      for (const call of calls) call.reject(error);
+    },
+  );
 }
 
 /**
@@ -32,7 +70,7 @@ export interface LaneSender {
  * not run. A batch without an answer (timeout, connection lost after it was written) may have run: its calls fail
  * with it.
  */
-export function sendLaneGroup(sender: LaneSender, lane: NodeLane, { kind: script, calls }: WaitingGroup<RedisScript<unknown>>): void {
+export function sendLaneGroup(sender: GroupSender, lane: NodeLane, { kind: script, calls }: WaitingGroup<RedisScript<unknown>>): void {
   const alone = (call: (typeof calls)[number]) =>
     sender.evalsha(script.single, call.keys, call.args, lane.queue).then(call.resolve, call.reject);
   if (calls.length === 1) return void alone(calls[0]);
