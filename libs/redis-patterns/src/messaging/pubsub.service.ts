@@ -67,8 +67,12 @@ export class PubSubService implements BeforeApplicationShutdown {
     this.logger = options.logger ?? new Logger('PubSubService');
     store.listen({
       message: (subscription, channel, message, fromPattern) => this.dispatch(subscription, channel, message, fromPattern),
-      resubscribed: () =>
-        this.logger.warn('Pub/sub subscriber reconnected and re-subscribed; messages published while it was disconnected were lost'),
+      resubscribed: (error) =>
+        this.logger.warn(
+          error === undefined
+            ? 'Pub/sub subscriber reconnected and re-subscribed; messages published while it was disconnected were lost'
+            : `Pub/sub subscriber reconnected but could not re-subscribe (${(error as Error).message}); those subscriptions are retried at its next reconnect`,
+        ),
     });
   }
 

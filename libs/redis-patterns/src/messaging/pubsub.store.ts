@@ -11,8 +11,11 @@ export interface PubSubListener {
    * twice, once for each.
    */
   message(subscription: string, channel: string, message: string, fromPattern: boolean): void;
-  /** The subscriber connection is back and subscribed again; messages published while it was away are lost. */
-  resubscribed(): void;
+  /**
+   * The subscriber connection is back and subscribed again (`error` unset), or back but refused a subscription
+   * (`error`; they are retried at the next reconnect). Messages published while it was away are lost.
+   */
+  resubscribed(error?: unknown): void;
 }
 
 /**
@@ -45,6 +48,8 @@ export class RedisPubSubStore implements PubSubStore {
   private listener?: PubSubListener;
   /** On a cluster, the node every PUBLISH of this instance goes through (see publisher()). */
   private publishNode?: Redis;
+  /** What the subscriber connection must be subscribed to, restored on each reconnect (see subscriberConnection). */
+  private readonly wanted = { subscribe: new Set<string>(), psubscribe: new Set<string>() };
 
   constructor(
     private readonly connections: RedisConnections,
@@ -78,6 +83,8 @@ export class RedisPubSubStore implements PubSubStore {
   async close(): Promise<void> {
     const subscriber = this.subscriber;
     this.subscriber = undefined;
+    this.wanted.subscribe.clear();
+    this.wanted.psubscribe.clear();
     if (subscriber) await this.connections.closeDedicated(subscriber);
   }
 
@@ -94,23 +101,50 @@ export class RedisPubSubStore implements PubSubStore {
     return RedisExecutor.of(this.publishNode ?? client);
   }
 
-  private async toSubscriber(command: string, name: string): Promise<void> {
+  private async toSubscriber(command: 'subscribe' | 'psubscribe' | 'unsubscribe' | 'punsubscribe', name: string): Promise<void> {
+    // Recorded before it is sent, so a reconnect meanwhile restores what the caller asked for last.
+    const adding = command === 'subscribe' || command === 'psubscribe';
+    const wanted = command.endsWith('psubscribe') ? this.wanted.psubscribe : this.wanted.subscribe;
+    if (adding) wanted.add(name);
+    else wanted.delete(name);
     // An unsubscribe needs no connection: with none open, nothing is subscribed.
-    const subscriber = command.endsWith('unsubscribe') ? this.subscriber : this.subscriberConnection();
-    if (subscriber) await RedisExecutor.of(subscriber).call(command, name);
+    const subscriber = adding ? this.subscriberConnection() : this.subscriber;
+    try {
+      if (subscriber) await RedisExecutor.of(subscriber).call(command, name);
+    } catch (error) {
+      if (adding) wanted.delete(name);
+      throw error;
+    }
+  }
+
+  /**
+   * ioredis re-subscribes a single-server connection on its own, but sends those commands without handling their
+   * replies: one refused, or cut by a close, is an unhandled rejection that ends a Node process. The store restores
+   * them itself, handled and reported. (A cluster's subscriber restores its own through the cluster client.)
+   */
+  private async restore(subscriber: RedisClient): Promise<void> {
+    // One command per name: a refused one (an ACL that no longer allows it) leaves the others restored.
+    const sent = [
+      ...[...this.wanted.subscribe].map((channel) => subscriber.subscribe(channel)),
+      ...[...this.wanted.psubscribe].map((pattern) => subscriber.psubscribe(pattern)),
+    ];
+    const refused = (await Promise.allSettled(sent)).find((result) => result.status === 'rejected');
+    this.listener?.resubscribed(refused?.reason);
   }
 
   private subscriberConnection(): RedisClient {
     if (this.subscriber) return this.subscriber;
-    const subscriber = this.connections.createDedicated('pubsub', this.connection);
+    const clustered = this.connections.get(this.connection) instanceof Cluster;
+    const subscriber = this.connections.createDedicated('pubsub', this.connection, clustered ? {} : { autoResubscribe: false });
     subscriber.on('message', (channel: string, message: string) => this.listener?.message(channel, channel, message, false));
     subscriber.on('pmessage', (pattern: string, channel: string, message: string) =>
       this.listener?.message(pattern, channel, message, true),
     );
     let readyBefore = false;
     subscriber.on('ready', () => {
-      // ioredis re-subscribes every channel and pattern on reconnect; what was published in between is gone.
-      if (readyBefore) this.listener?.resubscribed();
+      // What was published while the connection was away is gone either way.
+      if (readyBefore && clustered) this.listener?.resubscribed();
+      else if (readyBefore) void this.restore(subscriber);
       readyBefore = true;
     });
     this.subscriber = subscriber;

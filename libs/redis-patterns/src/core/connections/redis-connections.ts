@@ -1,5 +1,5 @@
 import { Logger, type LoggerService, type OnApplicationShutdown } from '@nestjs/common';
-import { Cluster, type Redis } from 'ioredis';
+import { Cluster, type Redis, type RedisOptions } from 'ioredis';
 import { ConnectionNotFoundError } from '../../errors/connection-not-found.error';
 import { NoRedisInMemoryModeError } from '../../errors/no-redis-in-memory-mode.error';
 import { MemoryKeyspace } from '../memory/memory-keyspace';
@@ -176,13 +176,17 @@ export class RedisConnections implements OnApplicationShutdown {
   /**
    * A new connection to the same deployment for blocking commands or subscriptions: no command deadline, an
    * offline queue, automatic re-subscription. The module owns and closes it at shutdown; `closeDedicated`
-   * closes it earlier.
+   * closes it earlier. `options` override those defaults (on a cluster, for its node connections).
    */
-  createDedicated(purpose: string, name: string = DEFAULT_CONNECTION): RedisClient {
+  createDedicated(purpose: string, name: string = DEFAULT_CONNECTION, options: RedisOptions = {}): RedisClient {
     if (this.memory) throw new NoRedisInMemoryModeError(`A dedicated connection (${purpose})`);
     if (this.closed) throw new Error('RedisConnections is closed: no new dedicated connection can be opened.');
     const base = this.get(name);
-    const overrides = { ...DEDICATED_CONNECTION_OVERRIDES, connectionName: clientName(this.options.keyPrefix, name, purpose) };
+    const overrides = {
+      ...DEDICATED_CONNECTION_OVERRIDES,
+      ...options,
+      connectionName: clientName(this.options.keyPrefix, name, purpose),
+    };
     const client: RedisClient =
       base instanceof Cluster
         ? base.duplicate([], {
