@@ -59,6 +59,25 @@ export default tseslint.config(
     },
   },
   {
+    // The lease kernel (token, TTL, fencing, backoff, keep-alive, held leases) knows no pattern: locks, semaphores,
+    // leader election and idempotency claims are built on it, never the reverse.
+    files: ['libs/redis-patterns/src/lease/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [...PATTERNS.map((name) => `**/${name}/**`), '**/redis-patterns.module', '**/redis-patterns.options', '**/index'],
+              message: 'the lease kernel imports no pattern: a pattern passes what differs (its errors, names, settings) in.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.spec.ts', '**/*.integration-spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',

@@ -47,7 +47,7 @@ export const CONTENDER_NOTES = [
   'Rate limit: @nest-lab/throttler-storage-redis sends its script with `EVAL` (the whole Lua text) on every call, not `EVALSHA`.',
   'Rate limit: @nestjs-redis/throttler-storage (node-redis) keeps a hash per key and sends `EVALSHA`.',
   'Rate limit, three policies: the throttler contenders make the three `increment()` calls ThrottlerGuard makes, one after another, for three named throttlers; the HTTP groups have the real guard.',
-  "Rate limit, sliding log: no peer library offers one; the baseline is the reference write-ups' own sliding-window Lua script, run by hand with the caller's clock (ours reads Redis's clock in the script).",
+  "Rate limit, sliding log: no peer library offers one; the baseline is the reference write-ups' own sliding-log Lua script, run by hand with the caller's clock (ours reads Redis's clock in the script).",
   'Locks: redlock 5, redlock 4 and @nestjs-redis/lock (@redis-kit/lock) are used with one client (no quorum) and no retries; ours includes a fencing token on every acquire (one more command inside the same script).',
   'Streams: a run drains a stream that was filled before the measurement; the hand-written loop does XREADGROUP COUNT 100 then one XACK per batch on one connection.',
   'To see where the time goes for one contender: `node --cpu-prof --cpu-prof-dir=/tmp/prof -r ./scripts/register-ts.js bench/run.ts --only lock --contenders ours --rounds 6 --out /tmp/p`, then `node -r ./scripts/register-ts.js bench/tools/top-frames.ts /tmp/prof/*.cpuprofile`.',

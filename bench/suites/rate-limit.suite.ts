@@ -25,7 +25,7 @@ const KEY_SPACE = 100_000;
 /** Our policies, one per algorithm, all allowing LIMIT per WINDOW_MS. */
 export const POLICIES: Record<string, object> = {
   'fixed-window': { algorithm: 'fixed-window', limit: LIMIT, windowMs: WINDOW_MS },
-  'sliding-window': { algorithm: 'sliding-window', limit: LIMIT, windowMs: WINDOW_MS },
+  'sliding-log': { algorithm: 'sliding-log', limit: LIMIT, windowMs: WINDOW_MS },
   'sliding-window-counter': { algorithm: 'sliding-window-counter', limit: LIMIT, windowMs: WINDOW_MS },
   'token-bucket': { algorithm: 'token-bucket', capacity: LIMIT, refillPerSecond: LIMIT / (WINDOW_MS / 1000) },
   gcra: { algorithm: 'gcra', limit: LIMIT, periodMs: WINDOW_MS },
@@ -37,9 +37,9 @@ local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return { count, redis.call('PTTL', KEYS[1]) }`;
 
-// The reference write-ups' own sliding-window log (docs: "Sliding Window (Lua — Atomic)"), verbatim: the baseline
+// The reference write-ups' own sliding log (docs: "Sliding Window (Lua — Atomic)"), verbatim: the baseline
 // for our sliding log, which no peer library offers. The caller passes its clock, as the write-up does.
-const REFERENCE_SLIDING_WINDOW_LUA = `
+const REFERENCE_SLIDING_LOG_LUA = `
 local key = KEYS[1]
 local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
@@ -228,7 +228,7 @@ export function nodeRedisThrottlerContender(ctx: SuiteContext, id: string, keyPr
 function handWrittenContenders(ctx: SuiteContext): Contender[] {
   type Scripted = Redis & {
     benchFixedWindow?: (key: string, windowMs: number) => Promise<[number, number]>;
-    benchReferenceSlidingWindow?: (key: string, now: number, windowMs: number, limit: number) => Promise<number>;
+    benchReferenceSlidingLog?: (key: string, now: number, windowMs: number, limit: number) => Promise<number>;
   };
   const client = peerIoredis(ctx, true);
   const rawKey = clientKeys('raw:');
@@ -238,7 +238,7 @@ function handWrittenContenders(ctx: SuiteContext): Contender[] {
     if (users++ > 0) return;
     client.open();
     client.get().defineCommand('benchFixedWindow', { numberOfKeys: 1, lua: FIXED_WINDOW_LUA });
-    client.get().defineCommand('benchReferenceSlidingWindow', { numberOfKeys: 1, lua: REFERENCE_SLIDING_WINDOW_LUA });
+    client.get().defineCommand('benchReferenceSlidingLog', { numberOfKeys: 1, lua: REFERENCE_SLIDING_LOG_LUA });
   };
   const teardown = async () => {
     if (--users === 0) client.close();
@@ -257,12 +257,12 @@ function handWrittenContenders(ctx: SuiteContext): Contender[] {
     }),
     libraryContender({
       id: 'reference-log',
-      label: "the reference write-up's sliding-window Lua, by hand (auto-pipelining)",
+      label: "the reference write-up's sliding-log Lua, by hand (auto-pipelining)",
       concurrency: ctx.concurrency,
       setup,
       teardown,
       op: async () => {
-        const allowed = await (client.get() as Scripted).benchReferenceSlidingWindow!(logKey(), Date.now(), WINDOW_MS, LIMIT);
+        const allowed = await (client.get() as Scripted).benchReferenceSlidingLog!(logKey(), Date.now(), WINDOW_MS, LIMIT);
         if (allowed !== 1) throw new Error('denied during the allowed-path benchmark');
       },
     }),
@@ -304,14 +304,14 @@ export function rateLimitGroup(ctx: SuiteContext): BenchGroup {
   ]);
   ratios.push(
     {
-      label: "sliding-window (log) / the reference write-up's script",
-      numerator: 'ours-sliding-window',
+      label: "sliding-log / the reference write-up's script",
+      numerator: 'ours-sliding-log',
       denominator: 'reference-log',
       target: peerTargetAt(c, 1.5),
     },
     {
-      label: 'sliding-window (log) / rate-limiter-flexible (better row)',
-      numerator: 'ours-sliding-window',
+      label: 'sliding-log / rate-limiter-flexible (better row)',
+      numerator: 'ours-sliding-log',
       denominator: RLF,
       target: peerTargetAt(c, 1.0),
     },

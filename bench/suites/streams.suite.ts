@@ -6,7 +6,7 @@ import { createOurContext, missingExports, resolveService } from '../lib/our-lib
 import type { SuiteContext } from './suite-context';
 
 interface StreamsServiceLike {
-  add(stream: string, fields: Record<string, string>, options?: { maxLen?: number }): Promise<string>;
+  add(stream: string, fields: Record<string, string>, options?: { maxLength?: number }): Promise<string>;
   consume(options: { stream: string; group: string; handler: (message: unknown) => unknown; batchSize?: number; blockMs?: number }): {
     stop(): Promise<void>;
   };

@@ -17,7 +17,7 @@ const PAIRS = 10;
 const KEYS = 10_000;
 const POLICIES: RateLimitPolicy[] = [
   { algorithm: 'fixed-window', limit: 1_000_000_000, windowMs: 60_000 },
-  { algorithm: 'sliding-window', limit: 100_000, windowMs: 60_000 },
+  { algorithm: 'sliding-log', limit: 100_000, windowMs: 60_000 },
   { algorithm: 'sliding-window-counter', limit: 1_000_000_000, windowMs: 60_000 },
   { algorithm: 'token-bucket', capacity: 1_000_000_000, refillPerSecond: 1000 },
 ];
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     for (const policy of POLICIES) {
       const compiled = compilePolicies(policy, 'policy', (field) => new Error(field));
       const [p] = compiled.policies;
-      const log = policy.algorithm === 'sliding-window';
+      const log = policy.algorithm === 'sliding-log';
       const key = (side: string, w: number, i: number) => `fp:${policy.algorithm}:${side}:{${(w * 7919 + i) % KEYS}}`;
       const sides: Record<'single' | 'generic', (w: number, i: number) => Promise<unknown>> = {
         single: (w, i) =>

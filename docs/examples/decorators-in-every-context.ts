@@ -10,7 +10,7 @@ import { Cacheable, RateLimit, RedisPatternsModule, WithLock } from 'nestjs-redi
 @Controller()
 export class InvoicesRpcController {
   // One budget for the handler (an RPC caller has no address); denials reach the ClientProxy caller as
-  // { status: 429, error: 'RateLimitExceededError', message, retryAfterMs }.
+  // { status: 429, error: 'RateLimitDeniedError', message, retryAfterMs }.
   @MessagePattern('invoices.render')
   @RateLimit({ algorithm: 'gcra', limit: 50, periodMs: 1_000 })
   @Cacheable({ key: (invoice: { id: string }) => `invoice:${invoice.id}`, ttl: 300 })
@@ -45,7 +45,7 @@ export class ChatGateway {
 export class PricesResolver {
   // Per client address of the HTTP request; a denial is a GraphQL error with extensions.code 'RATE_LIMITED'.
   @Query(() => Number)
-  @RateLimit({ algorithm: 'sliding-window', limit: 20, windowMs: 1_000 })
+  @RateLimit({ algorithm: 'sliding-log', limit: 20, windowMs: 1_000 })
   @Cacheable({ ttl: 30 })
   async price(@Args('sku') sku: string): Promise<number> {
     return sku.length * 100;

@@ -6,7 +6,7 @@ import { Body, Controller, Get, Injectable, Module, Post } from '@nestjs/common'
 import {
   clientAddress,
   RateLimit,
-  RateLimitExceededError,
+  RateLimitDeniedError,
   RateLimiterService,
   type RateLimitPolicy,
   RedisPatternsModule,
@@ -47,10 +47,10 @@ export class ReportsController {
 // Per client address: twenty attempts a minute, whatever the account; an address that exceeds them is blocked for
 // fifteen minutes. The block belongs on the address, which is the attacker's own: on an account key anyone could lock
 // the account's owner out by failing five times.
-const LOGIN_ADDRESS_POLICY: RateLimitPolicy = { algorithm: 'sliding-window', limit: 20, windowMs: 60_000, blockDurationMs: 900_000 };
+const LOGIN_ADDRESS_POLICY: RateLimitPolicy = { algorithm: 'sliding-log', limit: 20, windowMs: 60_000, blockDurationMs: 900_000 };
 // Per account: five attempts a minute, from every address together (a botnet gets no more than one client), and no
 // block, so a victim is locked out at most for the window.
-const LOGIN_ACCOUNT_POLICY: RateLimitPolicy = { algorithm: 'sliding-window', limit: 5, windowMs: 60_000 };
+const LOGIN_ACCOUNT_POLICY: RateLimitPolicy = { algorithm: 'sliding-log', limit: 5, windowMs: 60_000 };
 
 /**
  * The identity of an account as its owner may type it: compatibility forms folded (`ａ` is `a`), surrounding spaces
@@ -93,7 +93,7 @@ export class LoginController {
     const account = ['login-account', loginIdentity(String(body.email))];
     const decision = await this.limiter.consume(account, LOGIN_ACCOUNT_POLICY);
     // A 429 with Retry-After, as the decorator's own denials.
-    if (!decision.allowed) throw new RateLimitExceededError(decision, 'login-account');
+    if (!decision.allowed) throw new RateLimitDeniedError('login-account', 'exceeded', { decision });
     const valid = body.password === 'correct horse';
     // A wrong password costs two attempts instead of one (never beyond the limit). A decorator's budget is reached
     // the same way, by its parts: `[limiter name, tracker]`.

@@ -7,7 +7,7 @@ import {
   LockNotAcquiredError,
   LockService,
   RateLimit,
-  RateLimitExceededError,
+  RateLimitDeniedError,
   RedisPatternsModule,
   WithLock,
 } from 'nestjs-redis-patterns';
@@ -61,7 +61,7 @@ describe('CheckoutService (unit, in memory)', () => {
   it('limits quotes per user', async () => {
     await checkout.quote('ada');
     await checkout.quote('ada');
-    await expect(checkout.quote('ada')).rejects.toBeInstanceOf(RateLimitExceededError);
+    await expect(checkout.quote('ada')).rejects.toBeInstanceOf(RateLimitDeniedError);
     expect(await checkout.quote('bob')).toBe('quote for bob');
   });
 

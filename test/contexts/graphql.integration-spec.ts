@@ -118,7 +118,7 @@ describe('decorators in a GraphQL resolver (Apollo on Express, real HTTP)', () =
     await query(app, '{ ping }').expect(200);
     const denied = await query(app, '{ ping }');
     const [error] = denied.body.errors;
-    expect(error.extensions).toMatchObject({ code: 'RATE_LIMITED', status: 429, error: 'RateLimitExceededError' });
+    expect(error.extensions).toMatchObject({ code: 'RATE_LIMITED', status: 429, error: 'RateLimitDeniedError' });
     expect(error.extensions.retryAfterMs).toBeGreaterThan(0);
     expect(error.message).toBe('Rate limit exceeded');
     expect(Number(denied.headers['retry-after'])).toBeGreaterThan(0);

@@ -130,7 +130,7 @@ describe('decorators in a TCP microservice (real ClientProxy)', () => {
     // 'echo' allows 2 per minute; the previous test used one.
     await expect(send('echo', { text: 'two' })).resolves.toMatchObject({ text: 'two' });
     const denied = await failure('echo', { text: 'three' });
-    expect(denied).toMatchObject({ status: 429, error: 'RateLimitExceededError', message: 'Rate limit exceeded' });
+    expect(denied).toMatchObject({ status: 429, error: 'RateLimitDeniedError', message: 'Rate limit exceeded' });
     expect(denied.retryAfterMs).toBeGreaterThan(0);
     expect(denied.retryAfterMs).toBeLessThanOrEqual(MINUTE);
   });
@@ -144,7 +144,7 @@ describe('decorators in a TCP microservice (real ClientProxy)', () => {
   it('applies a class-level @RateLimit to handlers without their own', async () => {
     await expect(send('class-default', 1)).resolves.toBe(2);
     await expect(send('class-default', 2)).resolves.toBe(4);
-    await expect(failure('class-default', 3)).resolves.toMatchObject({ status: 429, error: 'RateLimitExceededError' });
+    await expect(failure('class-default', 3)).resolves.toMatchObject({ status: 429, error: 'RateLimitDeniedError' });
   });
 
   it('answers lock contention with 409 and retryAfterMs', async () => {
@@ -162,7 +162,7 @@ describe('decorators in a TCP microservice (real ClientProxy)', () => {
 
   it("answers a decorated provider's denial under an undecorated handler (no hang)", async () => {
     await expect(send('spend', {})).resolves.toBe('spent');
-    await expect(failure('spend', {})).resolves.toMatchObject({ status: 429, error: 'RateLimitExceededError' });
+    await expect(failure('spend', {})).resolves.toMatchObject({ status: 429, error: 'RateLimitDeniedError' });
   });
 
   it('drops a denied event with a warning, never an error log', async () => {

@@ -89,7 +89,7 @@ describe.each(adapters)('decorators in a WebSocket gateway ($name, real clients)
     expect((await first.request('say', { text: '2' })).event).toBe('reply');
     const denied = await first.request('say', { text: '3' });
     expect(denied.event).toBe('exception');
-    expect(denied.data).toMatchObject({ status: 'error', code: 429, error: 'RateLimitExceededError', message: 'Rate limit exceeded' });
+    expect(denied.data).toMatchObject({ status: 'error', code: 429, error: 'RateLimitDeniedError', message: 'Rate limit exceeded' });
     expect((denied.data as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(0);
     // Another connection has a budget of its own.
     expect((await second.request('say', { text: 'a' })).event).toBe('reply');

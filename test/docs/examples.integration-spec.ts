@@ -3,7 +3,7 @@
 import { type INestApplication, Module, type Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import { LockService, RateLimitExceededError, SemaphoreService } from 'nestjs-redis-patterns';
+import { LockService, RateLimitDeniedError, SemaphoreService } from 'nestjs-redis-patterns';
 import type { StandaloneTopology } from '../harness/topologies';
 import { privateServer, waitFor } from '../support/redis-env';
 
@@ -116,10 +116,10 @@ describe('docs/rate-limiting.md', () => {
     expect(statuses.map((r) => r.status)).toEqual(Array(30).fill(200));
   });
 
-  it('on a provider, the sixth SMS to one phone throws RateLimitExceededError', async () => {
+  it('on a provider, the sixth SMS to one phone throws RateLimitDeniedError', async () => {
     const sms = app.get(examples.SmsSender);
     for (let i = 0; i < 5; i++) await sms.send('+15550100', `code ${i}`);
-    await expect(sms.send('+15550100', 'code 5')).rejects.toBeInstanceOf(RateLimitExceededError);
+    await expect(sms.send('+15550100', 'code 5')).rejects.toBeInstanceOf(RateLimitDeniedError);
     await sms.send('+15550199', 'another phone, another budget');
     expect(sms.sent).toHaveLength(6);
   });

@@ -38,7 +38,7 @@ class GameController {
     RedisPatternsModule.forRoot({
       connection: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
       sessions: { defaultTtlMs: 1_800_000 },
-      leaderboard: { maxSize: 10_000 },
+      leaderboard: { maxLength: 10_000 },
     }),
   ],
   controllers: [GameController],

@@ -2,7 +2,7 @@ import { Controller, Get, Injectable, Module } from '@nestjs/common';
 import { RateLimit, RateLimiterService, RedisPatternsModule, SkipRateLimit } from 'nestjs-redis-patterns';
 
 @Controller('search')
-@RateLimit({ algorithm: 'sliding-window', limit: 20, windowMs: 1_000 }) // class default, per client address
+@RateLimit({ algorithm: 'sliding-log', limit: 20, windowMs: 1_000 }) // class default, per client address
 export class SearchController {
   @Get() search() {
     return [];
@@ -28,7 +28,7 @@ export class SmsSender {
   /** Stands in for your SMS gateway: the messages sent. */
   readonly sent: { phone: string; text: string }[] = [];
 
-  // On a provider: a denied call throws RateLimitExceededError (carrying the decision).
+  // On a provider: a denied call throws RateLimitDeniedError (carrying the decision).
   @RateLimit({ algorithm: 'token-bucket', capacity: 5, refillPerSecond: 0.1, key: (phone: string) => phone })
   async send(phone: string, text: string) {
     this.sent.push({ phone, text });
@@ -44,7 +44,7 @@ export class LoginService {
     const account = email.normalize('NFKC').trim().toLowerCase();
     const decision = await this.limiter.consume(
       ['login', account],
-      { algorithm: 'sliding-window', limit: 5, windowMs: 60_000 },
+      { algorithm: 'sliding-log', limit: 5, windowMs: 60_000 },
       { failOpen: false },
     );
     if (!decision.allowed) throw new Error(`retry in ${decision.retryAfterMs} ms`);

@@ -2,7 +2,7 @@ import { Controller, Get, Injectable } from '@nestjs/common';
 import { RateLimit } from 'nestjs-redis-patterns';
 
 @Controller('search')
-@RateLimit({ algorithm: 'sliding-window', limit: 20, windowMs: 1_000 }) // per client address
+@RateLimit({ algorithm: 'sliding-log', limit: 20, windowMs: 1_000 }) // per client address
 export class SearchController {
   // Both policies in one script, one round trip, all or nothing.
   @RateLimit([
@@ -17,7 +17,7 @@ export class SearchController {
 
 @Injectable()
 export class SmsSender {
-  // On a provider: a denied call throws RateLimitExceededError, which carries the decision.
+  // On a provider: a denied call throws RateLimitDeniedError, which carries the decision.
   @RateLimit({ algorithm: 'token-bucket', capacity: 5, refillPerSecond: 0.1, key: (phone: string) => phone })
   async send(phone: string, text: string): Promise<void> {
     console.log(`to ${phone}: ${text}`);

@@ -33,7 +33,7 @@ const IDENTITIES = 200_000;
 const WINDOW_MS = 8000;
 const IDENTITY_POLICIES = [
   { algorithm: 'fixed-window', limit: 10, windowMs: WINDOW_MS },
-  { algorithm: 'sliding-window', limit: 10, windowMs: WINDOW_MS },
+  { algorithm: 'sliding-log', limit: 10, windowMs: WINDOW_MS },
   { algorithm: 'sliding-window-counter', limit: 10, windowMs: WINDOW_MS },
   // One token refills in WINDOW_MS, so the key (a full bucket again) expires then.
   { algorithm: 'token-bucket', capacity: 10, refillPerSecond: 1000 / WINDOW_MS },

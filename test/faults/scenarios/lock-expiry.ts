@@ -62,7 +62,7 @@ interface Inspection {
 async function inspect(admin: Redis, lock: Lock): Promise<Inspection> {
   const remaining0 = lock.remainingMs;
   const t0 = now();
-  const [pttl, ours] = (await admin.eval(PROBE_LUA, 1, lock.keys.lock, lock.token)) as [number, number];
+  const [pttl, ours] = (await admin.eval(PROBE_LUA, 1, lock.keys.lease, lock.token)) as [number, number];
   const t1 = now();
   const remaining1 = lock.remainingMs;
   const result: Inspection = {

@@ -1,6 +1,6 @@
 // CONN-7: Redis out of memory (maxmemory reached, noeviction). Every feature maps the OOM reply to its own policy:
 // the cache skips the write and serves the source (no error reaches a caller), each limiter follows its outage
-// policy (fail-open admits without counting, fail-closed refuses with RateLimitUnavailableError), a lock is never
+// policy (fail-open admits without counting, fail-closed refuses with RateLimitDeniedError, reason unavailable), a lock is never
 // handed out (LockNotAcquiredError), a stream producer gets the error. The process keeps running, nothing is left
 // half-written, and every feature works again once memory is available.
 //
@@ -15,7 +15,7 @@ import {
   Leaderboard,
   LockNotAcquiredError,
   LockService,
-  RateLimitUnavailableError,
+  RateLimitDeniedError,
   RateLimiterService,
   type RateLimitPolicy,
   SessionStore,
@@ -33,7 +33,7 @@ const FILL_VALUE = 'x'.repeat(16 * 1024);
 const TAGS = ['oom-a', 'oom-b'];
 const POLICIES: Record<string, RateLimitPolicy> = {
   'fixed-window': { algorithm: 'fixed-window', limit: 100, windowMs: 60_000 },
-  'sliding-window': { algorithm: 'sliding-window', limit: 100, windowMs: 60_000 },
+  'sliding-log': { algorithm: 'sliding-log', limit: 100, windowMs: 60_000 },
   'sliding-window-counter': { algorithm: 'sliding-window-counter', limit: 100, windowMs: 60_000 },
   'token-bucket': { algorithm: 'token-bucket', capacity: 100, refillPerSecond: 10 },
   gcra: { algorithm: 'gcra', limit: 100, periodMs: 60_000 },
@@ -46,7 +46,7 @@ const isOom = (error: unknown): boolean => error instanceof Error && error.messa
 // Typed errors by class (not by name), anything else with its message.
 const classOf = (error: unknown): string => {
   if (error instanceof LockNotAcquiredError) return `LockNotAcquiredError (${error.reason})`;
-  if (error instanceof RateLimitUnavailableError) return 'RateLimitUnavailableError';
+  if (error instanceof RateLimitDeniedError && error.reason === 'unavailable') return 'RateLimitDeniedError(unavailable)';
   if (isOom(error)) return 'OOM reply';
   return error instanceof Error ? `${error.name}: ${error.message.slice(0, 80)}` : String(error);
 };
@@ -336,11 +336,11 @@ export const oomScenario: Scenario = {
       ),
       check(
         'CONN-7 RL-3',
-        `fail-closed limiters under OOM (${Object.keys(POLICIES).length} algorithms × ${calls} new + ${calls} existing identities): RateLimitUnavailableError, never admitted without Redis`,
+        `fail-closed limiters under OOM (${Object.keys(POLICIES).length} algorithms × ${calls} new + ${calls} existing identities): RateLimitDeniedError (unavailable), never admitted without Redis`,
         list(closedCounts),
         closed.length > 0 &&
-          closed.every((o) => o === 'error: RateLimitUnavailableError' || o.endsWith('(redis)')) &&
-          (closedCounts['error: RateLimitUnavailableError'] ?? 0) > 0,
+          closed.every((o) => o === 'error: RateLimitDeniedError(unavailable)' || o.endsWith('(redis)')) &&
+          (closedCounts['error: RateLimitDeniedError(unavailable)'] ?? 0) > 0,
       ),
       check(
         'CONN-7 LOCK-9',

@@ -24,7 +24,7 @@ const PROBE_EVERY_MS = 20;
 const ALGORITHMS = Object.keys(SKEW_POLICIES);
 const SHORT: Readonly<Record<string, string>> = {
   'fixed-window': 'fw',
-  'sliding-window': 'sw',
+  'sliding-log': 'sl',
   'sliding-window-counter': 'swc',
   'token-bucket': 'tb',
   gcra: 'gcra',

@@ -265,14 +265,14 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('CacheService on
     let version = 0;
     const loader = async () => ++version;
     const first = await cache.wrapWithStatus('swr', loader, { ttl: 1, staleTtl: 30 });
-    expect(first).toEqual({ value: 1, status: 'MISS' });
-    expect(await cache.wrapWithStatus('swr', loader, { ttl: 1, staleTtl: 30 })).toEqual({ value: 1, status: 'HIT' });
+    expect(first).toEqual({ value: 1, status: 'miss' });
+    expect(await cache.wrapWithStatus('swr', loader, { ttl: 1, staleTtl: 30 })).toEqual({ value: 1, status: 'hit' });
     await waitFor(async () => (await inspect.pttl(`${prefix}:cache:{swr}`)) <= 30_000, 5000);
-    expect(await cache.wrapWithStatus('swr', loader, { ttl: 1, staleTtl: 30 })).toEqual({ value: 1, status: 'STALE' });
+    expect(await cache.wrapWithStatus('swr', loader, { ttl: 1, staleTtl: 30 })).toEqual({ value: 1, status: 'stale' });
     // The refresh ran in the background; the next hit serves what it loaded. (Under load the 1 s fresh window may pass
     // again before the hit, and another stale read starts another refresh: the hit then serves that newer load.)
     let fresh: { value: number; status: string } | undefined;
-    await waitFor(async () => (fresh = await cache.wrapWithStatus('swr', loader, { ttl: 1, staleTtl: 30 })).status === 'HIT', 5000);
+    await waitFor(async () => (fresh = await cache.wrapWithStatus('swr', loader, { ttl: 1, staleTtl: 30 })).status === 'hit', 5000);
     expect(version).toBeGreaterThanOrEqual(2);
     expect(fresh!.value).toBe(version);
     // A plain get treats a value past its fresh TTL as a miss.
@@ -291,7 +291,7 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('CacheService on
     await cache.wrap('xfetch', loader, { ttl: 1, earlyRefresh: 50 });
     await waitFor(async () => {
       const got = await cache.wrapWithStatus('xfetch', loader, { ttl: 1, earlyRefresh: 50 });
-      expect(got.status).toBe('HIT');
+      expect(got.status).toBe('hit');
       return calls >= 2;
     }, 3000);
     expect(calls).toBeGreaterThanOrEqual(2);

@@ -9,7 +9,7 @@ import {
   Idempotent,
   IdempotencyKeyReusedError,
   IdempotencyService,
-  IdempotencyUnavailableError,
+  IdempotencyNotClaimedError,
   InvalidOptionsError,
   RedisPatternsModule,
   UnsupportedHandlerError,
@@ -415,7 +415,7 @@ describe('@Idempotent on a microservice message pattern (real TCP ClientProxy)',
     const chargeId = randomUUID();
     const [first, concurrent] = await Promise.all([send({ chargeId, amount: 5 }), failure({ chargeId, amount: 5 })]);
     expect(first).toMatchObject({ chargeId, amount: 5 });
-    expect(concurrent).toMatchObject({ status: 409, error: 'IdempotencyConflictError' });
+    expect(concurrent).toMatchObject({ status: 409, error: 'IdempotencyNotClaimedError' });
     expect(concurrent.retryAfterMs).toBeGreaterThan(0);
     await expect(send({ chargeId, amount: 5 })).resolves.toEqual(first);
     await expect(failure({ chargeId, amount: 6 })).resolves.toMatchObject({ status: 422, error: 'IdempotencyKeyReusedError' });
@@ -474,6 +474,10 @@ describe('@Idempotent while Redis is frozen (SIGSTOP)', () => {
     const open = await request(app.getHttpServer()).post('/outage/open').set('Idempotency-Key', 'k2').timeout(5000);
     expect(open.status).toBe(201);
     expect(controller.runs.open).toBe(1);
-    await expect(app.get(IdempotencyService).execute('k3', () => 1)).rejects.toBeInstanceOf(IdempotencyUnavailableError);
+    await expect(app.get(IdempotencyService).execute('k3', () => 1)).rejects.toMatchObject({
+      constructor: IdempotencyNotClaimedError,
+      reason: 'unavailable',
+      code: 'IDEMPOTENCY_NOT_CLAIMED',
+    });
   });
 });

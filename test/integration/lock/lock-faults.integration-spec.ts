@@ -137,7 +137,7 @@ describe('WAIT replica acknowledgement (private servers)', () => {
       expect(lock.isHeld).toBe(true);
       const onReplica = new Redis(replica.url);
       try {
-        expect(await onReplica.get(lock.keys.lock)).toBe(lock.token);
+        expect(await onReplica.get(lock.keys.lease)).toBe(lock.token);
       } finally {
         onReplica.disconnect();
       }

@@ -36,7 +36,7 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('LockService on 
   it('passes the reference check: SET NX taken, second refused, PTTL ≤ TTL, release removes the key', async () => {
     const lock = await locks.tryAcquire('ref', { ttlMs: 5000 });
     expect(lock).not.toBeNull();
-    const { lock: key } = keysOf('ref');
+    const { lease: key } = keysOf('ref');
     expect(key).toBe(`${prefix}:lock:{ref}`);
     expect(await admin.get(key)).toBe(lock!.token);
     const pttl = await admin.pttl(key);
@@ -53,7 +53,7 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('LockService on 
 
   it('lets a stale holder neither release nor extend the new holder’s lock', async () => {
     const a = (await locks.tryAcquire('stale', { ttlMs: 150 }))!;
-    const { lock: key } = keysOf('stale');
+    const { lease: key } = keysOf('stale');
     await waitFor(async () => (await admin.exists(key)) === 0, 5000);
     const b = (await locks.tryAcquire('stale', { ttlMs: 5000 }))!;
     expect(b).not.toBeNull();
@@ -67,7 +67,7 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('LockService on 
   it('extends with compare-and-PEXPIRE and keeps the handle usable', async () => {
     const lock = (await locks.tryAcquire('ext', { ttlMs: 1000 }))!;
     expect(await lock.extend(20_000)).toBe(true);
-    expect(await admin.pttl(keysOf('ext').lock)).toBeGreaterThan(10_000);
+    expect(await admin.pttl(keysOf('ext').lease)).toBeGreaterThan(10_000);
     expect(lock.remainingMs).toBeGreaterThan(10_000);
     expect(await lock.release()).toBe(true);
   });
@@ -146,10 +146,10 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('LockService on 
     const resource = 'order:42 {x}*';
     const lock = (await locks.tryAcquire(resource, { ttlMs: 5000 }))!;
     const keys = keysOf(resource);
-    expect(keys.lock).toBe(`${prefix}:lock:{order%3A42%20%7Bx%7D%2A}`);
-    expect(await admin.get(keys.lock)).toBe(lock.token);
+    expect(keys.lease).toBe(`${prefix}:lock:{order%3A42%20%7Bx%7D%2A}`);
+    expect(await admin.get(keys.lease)).toBe(lock.token);
     if (raw instanceof Cluster) {
-      expect(await raw.cluster('KEYSLOT', keys.fence)).toBe(await raw.cluster('KEYSLOT', keys.lock));
+      expect(await raw.cluster('KEYSLOT', keys.fence)).toBe(await raw.cluster('KEYSLOT', keys.lease));
     }
     await lock.release();
     expect(await admin.keysWithoutTtl(`${prefix}:`)).toEqual([]);
@@ -170,9 +170,9 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('LockService on 
     const keys = inspectKeys(backend, other);
     try {
       const lock = (await other.get(LockService).tryAcquire('held-at-close', { ttlMs: 60_000 }))!;
-      expect(await keys.exists(lock.keys.lock)).toBe(1);
+      expect(await keys.exists(lock.keys.lease)).toBe(1);
       await other.close();
-      expect(await keys.exists(lock.keys.lock)).toBe(0);
+      expect(await keys.exists(lock.keys.lease)).toBe(0);
     } finally {
       keys.close();
     }

@@ -214,7 +214,7 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('LockService.rea
         expect(locks.current()).toBe(lease);
         const until = performance.now() + 3 * ttlMs;
         while (performance.now() < until) {
-          pttls.push(await admin.pttl(lease.keys.lock));
+          pttls.push(await admin.pttl(lease.keys.lease));
           await sleep(40);
         }
         return lease.fencingToken;
@@ -237,7 +237,7 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('LockService.rea
     if (backend === 'cluster') {
       const raw = rawClient('cluster') as Cluster;
       try {
-        const slot = await raw.cluster('KEYSLOT', lockKeys(new KeyBuilder(prefix), resource).lock);
+        const slot = await raw.cluster('KEYSLOT', lockKeys(new KeyBuilder(prefix), resource).lease);
         for (const key of Object.values(keys)) expect(await raw.cluster('KEYSLOT', key)).toBe(slot);
       } finally {
         raw.disconnect();
@@ -263,9 +263,9 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('LockService.rea
     const keys = inspectKeys(backend, other);
     try {
       const lease = (await other.get(LockService).readWrite('held-at-close').tryRead({ ttlMs: 60_000 }))!;
-      expect(await keys.exists(lease.keys.lock)).toBe(1);
+      expect(await keys.exists(lease.keys.lease)).toBe(1);
       await other.close();
-      expect(await keys.exists(lease.keys.lock)).toBe(0);
+      expect(await keys.exists(lease.keys.lease)).toBe(0);
     } finally {
       keys.close();
     }

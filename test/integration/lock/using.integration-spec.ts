@@ -28,7 +28,7 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('LockService.usi
     const result = await locks.using(
       'long-job',
       async (signal, lock) => {
-        key = lock.keys.lock;
+        key = lock.keys.lease;
         const until = performance.now() + 4 * ttlMs;
         // The work itself lasts 4× the TTL; it samples the key's TTL as it goes.
         while (performance.now() < until) {
@@ -55,7 +55,7 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('LockService.usi
     const result = await locks.using(
       'lost-job',
       async (signal, lock) => {
-        await admin.del(lock.keys.lock);
+        await admin.del(lock.keys.lease);
         const deletedAt = performance.now();
         reason = await aborted(signal);
         lostAfterMs = performance.now() - deletedAt;
@@ -74,7 +74,7 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('LockService.usi
     await locks.using(
       'taken-job',
       async (signal, lock) => {
-        key = lock.keys.lock;
+        key = lock.keys.lease;
         intruderToken = 'intruder';
         await admin.set(key, intruderToken, 10_000);
         expect(await aborted(signal)).toBeInstanceOf(LockLostError);
@@ -90,7 +90,7 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('LockService.usi
     let key = '';
     await expect(
       locks.using('failing-job', (_signal, lock) => {
-        key = lock.keys.lock;
+        key = lock.keys.lease;
         throw failure;
       }),
     ).rejects.toBe(failure);
@@ -130,7 +130,7 @@ describe('using() at application shutdown', () => {
         return 'stopped';
       });
       await waitFor(() => locks.heldLocks().length === 2, 5000);
-      const keys = locks.heldLocks().map((lock) => lock.keys.lock);
+      const keys = locks.heldLocks().map((lock) => lock.keys.lease);
       const closing = app.close();
       closed = true;
       setImmediate(release);

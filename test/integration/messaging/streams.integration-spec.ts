@@ -32,7 +32,7 @@ describe.each<TopologyName>(['standalone', 'cluster'])('StreamsService on %s', (
     expect(streams.keyOf('capped')).toBe(`${prefix}:stream:capped`);
     expect(await readAll(raw, `${prefix}:stream:capped`)).toEqual([{ id, fields: { n: '1', text: 'a b' } }]);
     for (let i = 0; i < 30; i++)
-      await Promise.all(Array.from({ length: 100 }, (_, j) => streams.add('capped', { n: i * 100 + j }, { maxLen: 100 })));
+      await Promise.all(Array.from({ length: 100 }, (_, j) => streams.add('capped', { n: i * 100 + j }, { maxLength: 100 })));
     const length = await raw.xlen(`${prefix}:stream:capped`);
     expect(length).toBeGreaterThanOrEqual(100);
     expect(length).toBeLessThan(500);
@@ -298,7 +298,7 @@ describe.each<TopologyName>(['standalone', 'cluster'])('StreamsService on %s', (
     expect(() => streams.consume({ stream: 'x', group: 'g' } as never)).toThrow(/options\.handler/);
     await expect(streams.add('x', {})).rejects.toThrow(/fields/);
     await expect(streams.add('x', { a: { nested: 1 } as never })).rejects.toThrow(/fields\.a/);
-    await expect(streams.add('x', { a: 1 }, { maxLen: -1 })).rejects.toThrow(/options\.maxLen/);
+    await expect(streams.add('x', { a: 1 }, { maxLength: -1 })).rejects.toThrow(/options\.maxLength/);
     expect(await raw.exists(`${prefix}:stream:x`)).toBe(0);
   });
 

@@ -119,7 +119,7 @@ describe.each<BackendName>(['standalone', 'memory'])('OpenTelemetry metrics on %
       await locks.using(
         'otel-lost',
         async (signal, lock) => {
-          await keys.del(lock.keys.lock); // another party removed it: the next extension finds it gone
+          await keys.del(lock.keys.lease); // another party removed it: the next extension finds it gone
           await waitFor(() => signal.aborted, 5000);
         },
         { ttlMs: 300 },

@@ -177,7 +177,7 @@ describe.each<BackendName>(['standalone', 'memory'])('Traces of the cache and lo
     const loader = async () => ++loads;
     await tracing.inSpan('request', async (request) => {
       await cache.wrap('user-45', loader, { ttl: 0.2, staleTtl: 30 });
-      await waitFor(async () => (await cache.wrapWithStatus('user-45', loader, { ttl: 0.2, staleTtl: 30 })).status === 'STALE', 5000);
+      await waitFor(async () => (await cache.wrapWithStatus('user-45', loader, { ttl: 0.2, staleTtl: 30 })).status === 'stale', 5000);
       await waitFor(() => tracing.spans('redis_patterns.cache.load').length === 2, 5000);
       const refresh = tracing.spans('redis_patterns.cache.load')[1];
       expect(refresh.attributes).toEqual({ 'redis_patterns.cache.refresh': true });
@@ -222,7 +222,7 @@ describe.each<BackendName>(['standalone', 'memory'])('Traces of the cache and lo
           locks.using(
             'invoice:99',
             async (signal, lock) => {
-              await keys.del(lock.keys.lock);
+              await keys.del(lock.keys.lease);
               await waitFor(() => signal.aborted, 5000);
               signal.throwIfAborted();
             },

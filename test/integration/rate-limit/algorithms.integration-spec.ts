@@ -8,7 +8,7 @@ import { startApp } from './rate-limit-app';
 const LONG = 60_000;
 const EXACT: RateLimitPolicy[] = [
   { algorithm: 'fixed-window', limit: 100, windowMs: LONG },
-  { algorithm: 'sliding-window', limit: 100, windowMs: LONG },
+  { algorithm: 'sliding-log', limit: 100, windowMs: LONG },
   { algorithm: 'sliding-window-counter', limit: 100, windowMs: LONG },
   { algorithm: 'token-bucket', capacity: 100, refillPerSecond: 0.001 },
   { algorithm: 'gcra', limit: 100, periodMs: 3_600_000 },
@@ -80,8 +80,8 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('RateLimiterServ
     expect((await limiter.consume('fw-roll', policy, { cost: 0 })).remaining).toBe(2);
   });
 
-  it('sliding window: a slot frees exactly when the oldest hit leaves the window', async () => {
-    const policy: RateLimitPolicy = { algorithm: 'sliding-window', limit: 2, windowMs: 600 };
+  it('sliding log: a slot frees exactly when the oldest hit leaves the window', async () => {
+    const policy: RateLimitPolicy = { algorithm: 'sliding-log', limit: 2, windowMs: 600 };
     await limiter.consume('sw', policy);
     await waitFor(async () => (await limiter.consume('sw', policy, { cost: 0 })).resetMs < 450, 2000);
     await limiter.consume('sw', policy);
@@ -141,7 +141,7 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('RateLimiterServ
   });
 
   it('several policies: one decision, all-or-nothing, reports the denying policy', async () => {
-    const perMinute: RateLimitPolicy = { algorithm: 'sliding-window', limit: 5, windowMs: LONG };
+    const perMinute: RateLimitPolicy = { algorithm: 'sliding-log', limit: 5, windowMs: LONG };
     const perDay: RateLimitPolicy = { algorithm: 'fixed-window', limit: 3, windowMs: 86_400_000 };
     const both = [perMinute, perDay];
     const decisions = await Promise.all(Array.from({ length: 50 }, (_, i) => limiters[i % 3].consume('multi', both)));
@@ -166,7 +166,7 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('RateLimiterServ
 
   it.each([
     [{ algorithm: 'fixed-window', limit: 0, windowMs: 1000 }, undefined, 'policy.limit'],
-    [{ algorithm: 'sliding-window', limit: 5, windowMs: -1 }, undefined, 'policy.windowMs'],
+    [{ algorithm: 'sliding-log', limit: 5, windowMs: -1 }, undefined, 'policy.windowMs'],
     [{ algorithm: 'leaky-bucket', limit: 5, windowMs: 1000 }, undefined, 'policy.algorithm'],
     [{ algorithm: 'token-bucket', capacity: 5, refillPerSecond: 0 }, undefined, 'policy.refillPerSecond'],
     [{ algorithm: 'gcra', limit: 5, periodMs: 1000, burst: 0 }, undefined, 'policy.burst'],
@@ -229,7 +229,7 @@ describe.each<TopologyName>(['standalone', 'cluster'])('RateLimiterService on %s
     const fixed: RateLimitPolicy = { algorithm: 'fixed-window', limit: 2, windowMs: LONG };
     const bucket: RateLimitPolicy = { algorithm: 'token-bucket', capacity: 2, refillPerSecond: 0.01 };
     const gcra: RateLimitPolicy = { algorithm: 'gcra', limit: 2, periodMs: LONG };
-    const log: RateLimitPolicy = { algorithm: 'sliding-window', limit: 2, windowMs: LONG };
+    const log: RateLimitPolicy = { algorithm: 'sliding-log', limit: 2, windowMs: LONG };
     for (const policy of [fixed, bucket, gcra, log]) {
       await limiter.consume(`clock-${policy.algorithm}`, policy, { cost: 2 });
     }

@@ -61,7 +61,7 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('rate-limit bloc
   });
 
   it('admits exactly the limit under concurrency across instances, then blocks every caller', async () => {
-    const policy: RateLimitPolicy = { algorithm: 'sliding-window', limit: 5, windowMs: MINUTE, blockDurationMs: 20_000 };
+    const policy: RateLimitPolicy = { algorithm: 'sliding-log', limit: 5, windowMs: MINUTE, blockDurationMs: 20_000 };
     const services = apps.map((app) => app.get(RateLimiterService));
     const decisions = await Promise.all(Array.from({ length: 60 }, (_, i) => services[i % services.length].consume('crowd', policy)));
     expect(decisions.filter((d) => d.allowed)).toHaveLength(5);

@@ -1,7 +1,7 @@
 import { Controller, Get, Injectable, type INestApplication } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import request from 'supertest';
-import { InvalidOptionsError, RateLimit, RateLimitExceededError, RateLimitGuard, SkipRateLimit } from 'nestjs-redis-patterns';
+import { InvalidOptionsError, RateLimit, RateLimitDeniedError, RateLimitGuard, SkipRateLimit } from 'nestjs-redis-patterns';
 import { type BackendName, connectionOf } from '../../support/backends';
 import { connectionFor, uniquePrefix } from '../../support/redis-env';
 import { startApp } from './rate-limit-app';
@@ -29,7 +29,7 @@ class LimitedController {
   }
 
   @RateLimit([
-    { algorithm: 'sliding-window', limit: 2, windowMs: MINUTE },
+    { algorithm: 'sliding-log', limit: 2, windowMs: MINUTE },
     { algorithm: 'fixed-window', limit: 10, windowMs: 86_400_000 },
   ])
   @Get('multi')
@@ -160,12 +160,12 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('@RateLimit over
     expect(other.headers['x-ratelimit-remaining']).toBe('1');
   });
 
-  it('on a provider method, throws RateLimitExceededError carrying the decision', async () => {
+  it('on a provider method, throws RateLimitDeniedError carrying the decision', async () => {
     const mailer = app.get(Mailer);
     const results = await Promise.allSettled(Array.from({ length: 5 }, () => mailer.send('ann@example.com')));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
     const rejection = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
-    expect(rejection.reason).toBeInstanceOf(RateLimitExceededError);
+    expect(rejection.reason).toBeInstanceOf(RateLimitDeniedError);
     expect(rejection.reason.decision).toMatchObject({ allowed: false, limit: 2, remaining: 0 });
     expect(rejection.reason.decision.retryAfterMs).toBeGreaterThan(0);
     expect(mailer.sent).toBe(2);
@@ -180,8 +180,8 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('@RateLimit over
     const tight = () => controller.tight() as unknown as Promise<{ ok: boolean }>;
     const calls = await Promise.allSettled([tight(), tight(), tight()]);
     expect(calls.map((c) => c.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
-    expect((calls[2] as PromiseRejectedResult).reason).toBeInstanceOf(RateLimitExceededError);
-    expect((calls[2] as PromiseRejectedResult).reason.code).toBe('RATE_LIMIT_EXCEEDED');
+    expect((calls[2] as PromiseRejectedResult).reason).toBeInstanceOf(RateLimitDeniedError);
+    expect((calls[2] as PromiseRejectedResult).reason.code).toBe('RATE_LIMIT_DENIED');
   });
 });
 
@@ -206,7 +206,7 @@ describe('@RateLimit with invalid options', () => {
   it('fails startup naming the field, on a provider method and on a class default', async () => {
     @Injectable()
     class BadProvider {
-      @RateLimit({ algorithm: 'sliding-window', limit: 3, windowMs: 1000, cost: 0.5 })
+      @RateLimit({ algorithm: 'sliding-log', limit: 3, windowMs: 1000, cost: 0.5 })
       async run() {}
     }
     const error = await startApp(
@@ -228,5 +228,23 @@ describe('@RateLimit with invalid options', () => {
       { controllers: [BadClassController] },
     ).catch((e: unknown) => e);
     expect((classError as InvalidOptionsError).option).toBe('@RateLimit(BadClassController).policy.capacity');
+  });
+
+  it("fails startup on the pre-1.0 name 'sliding-window', naming its new name 'sliding-log'", async () => {
+    @Controller('renamed')
+    class RenamedController {
+      @RateLimit({ algorithm: 'sliding-window' as 'sliding-log', limit: 3, windowMs: 1000 })
+      @Get()
+      handler() {
+        return 1;
+      }
+    }
+    const error = await startApp(
+      { connection: connectionFor('standalone'), keyPrefix: uniquePrefix('rlbad') },
+      { controllers: [RenamedController] },
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidOptionsError);
+    expect((error as InvalidOptionsError).option).toBe('@RateLimit(RenamedController.handler).policy.algorithm');
+    expect((error as InvalidOptionsError).message).toContain("'sliding-window' was renamed 'sliding-log' in 1.0");
   });
 });

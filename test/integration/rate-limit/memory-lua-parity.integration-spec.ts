@@ -144,7 +144,7 @@ const int = (rng: Rng, min: number, max: number) => min + Math.floor(rng() * (ma
 const pick = <T>(rng: Rng, values: readonly T[]): T => values[Math.floor(rng() * values.length)];
 
 type Algorithm = RateLimitPolicy['algorithm'];
-const ALGORITHMS: readonly Algorithm[] = ['fixed-window', 'sliding-window', 'sliding-window-counter', 'token-bucket', 'gcra'];
+const ALGORITHMS: readonly Algorithm[] = ['fixed-window', 'sliding-log', 'sliding-window-counter', 'token-bucket', 'gcra'];
 
 function randomPolicy(rng: Rng, algorithm: Algorithm, blocking: boolean): RateLimitPolicy {
   const blockDurationMs = blocking && rng() < 0.7 ? pick(rng, [1, int(rng, 2, 50), int(rng, 50, 3000)]) : undefined;

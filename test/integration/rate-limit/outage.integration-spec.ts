@@ -1,7 +1,7 @@
 import { Controller, Get, type INestApplication } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import request from 'supertest';
-import { RateLimit, type RateLimitPolicy, RateLimiterService, RateLimitUnavailableError } from 'nestjs-redis-patterns';
+import { RateLimit, type RateLimitPolicy, RateLimiterService, RateLimitDeniedError } from 'nestjs-redis-patterns';
 import type { StandaloneTopology } from '../../harness/topologies';
 import { privateServer, uniquePrefix, waitFor } from '../../support/redis-env';
 import { startApp } from './rate-limit-app';
@@ -69,9 +69,10 @@ describe('rate limiting while Redis is frozen (SIGSTOP)', () => {
     expect(limiter.outageStats().failedOpen).toBeGreaterThanOrEqual(21);
   });
 
-  it('fails closed when asked: RateLimitUnavailableError, and 503 over HTTP', async () => {
+  it('fails closed when asked: RateLimitDeniedError, and 503 over HTTP', async () => {
     const { result, ms } = await timed(() => limiter.consume('closed', policy, { failOpen: false }));
-    expect(result).toBeInstanceOf(RateLimitUnavailableError);
+    expect(result).toBeInstanceOf(RateLimitDeniedError);
+    expect(result).toMatchObject({ reason: 'unavailable', code: 'RATE_LIMIT_DENIED', retryAfterMs: 1000 });
     expect(ms).toBeLessThan(TIMEOUT_MS + 400);
     const closed = await request(app.getHttpServer()).get('/outage/closed');
     expect(closed.status).toBe(503);

@@ -1,6 +1,6 @@
 import { Controller, Get, Injectable, type INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { InvalidOptionsError, RateLimit, type RateLimitPolicy, RateLimitExceededError } from 'nestjs-redis-patterns';
+import { InvalidOptionsError, RateLimit, type RateLimitPolicy, RateLimitDeniedError } from 'nestjs-redis-patterns';
 import { type BackendName, connectionOf } from '../../support/backends';
 import { uniquePrefix } from '../../support/redis-env';
 import { startApp } from './rate-limit-app';
@@ -29,10 +29,10 @@ class PlansController {
     async (req: PlanRequest) =>
       planOf(req) === 'pro'
         ? [
-            { algorithm: 'sliding-window', limit: 3, windowMs: MINUTE },
+            { algorithm: 'sliding-log', limit: 3, windowMs: MINUTE },
             { algorithm: 'fixed-window', limit: 100, windowMs: 86_400_000 },
           ]
-        : { algorithm: 'sliding-window', limit: 1, windowMs: MINUTE },
+        : { algorithm: 'sliding-log', limit: 1, windowMs: MINUTE },
     { key: (req: PlanRequest) => userOf(req) },
   )
   @Get('export')
@@ -145,7 +145,7 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('@RateLimit poli
     const results = await Promise.allSettled(Array.from({ length: 8 }, () => exporter.run({ id: 'acme', plan: 'free' })));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
     const denied = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
-    expect(denied.reason).toBeInstanceOf(RateLimitExceededError);
+    expect(denied.reason).toBeInstanceOf(RateLimitDeniedError);
     expect(denied.reason.decision).toMatchObject({ allowed: false, limit: 2 });
     const pro = await Promise.allSettled(Array.from({ length: 8 }, () => exporter.run({ id: 'globex', plan: 'pro' })));
     expect(pro.filter((r) => r.status === 'fulfilled')).toHaveLength(5);

@@ -9,7 +9,7 @@ import request from 'supertest';
 import {
   InvalidOptionsError,
   RateLimit,
-  RateLimitExceededError,
+  RateLimitDeniedError,
   RateLimitIdentityError,
   RateLimiterService,
   type RateLimitPolicy,
@@ -181,7 +181,7 @@ describe.each<BackendName>(['standalone', 'memory'])('rate-limit key parts on %s
     const sender = app.get(OtpSender);
     await expect(sender.byOtp('sms:9')).resolves.toBe('sms:9');
     await expect(sender.byOtpSms('9')).resolves.toBe('9');
-    await expect(sender.byOtp('sms:9')).rejects.toBeInstanceOf(RateLimitExceededError);
+    await expect(sender.byOtp('sms:9')).rejects.toBeInstanceOf(RateLimitDeniedError);
   });
 
   it('a key given as parts to the service is the budget of a decorator with that name and tracker', async () => {

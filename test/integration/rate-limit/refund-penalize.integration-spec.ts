@@ -8,7 +8,7 @@ const MINUTE = 60_000;
 
 const POLICIES: Record<string, RateLimitPolicy> = {
   'fixed-window': { algorithm: 'fixed-window', limit: 4, windowMs: MINUTE },
-  'sliding-window': { algorithm: 'sliding-window', limit: 4, windowMs: MINUTE },
+  'sliding-log': { algorithm: 'sliding-log', limit: 4, windowMs: MINUTE },
   'sliding-window-counter': { algorithm: 'sliding-window-counter', limit: 4, windowMs: MINUTE },
   // Refills one token a minute: nothing refills during the test.
   'token-bucket': { algorithm: 'token-bucket', capacity: 4, refillPerSecond: 1 / 60 },
@@ -88,7 +88,7 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('rate-limit refu
 
   it('refunds every policy of a limiter at once, each within its limit', async () => {
     const policies: RateLimitPolicy[] = [
-      { algorithm: 'sliding-window', limit: 2, windowMs: MINUTE },
+      { algorithm: 'sliding-log', limit: 2, windowMs: MINUTE },
       { algorithm: 'fixed-window', limit: 5, windowMs: 86_400_000 },
     ];
     for (let i = 0; i < 2; i++) expect((await limiter.consume('multi', policies)).allowed).toBe(true);

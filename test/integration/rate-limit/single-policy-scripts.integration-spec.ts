@@ -14,7 +14,7 @@ import { startApp } from './rate-limit-app';
 // policy: same allowed/remaining, same reset and retry (up to the time between the two calls' TIME).
 const CASES: Array<[RateLimitPolicy, number[]]> = [
   [{ algorithm: 'fixed-window', limit: 5, windowMs: 60_000 }, [0, 1, 2, 0, 3, 2, 1, 0, 6, 1]],
-  [{ algorithm: 'sliding-window', limit: 5, windowMs: 60_000 }, [0, 1, 2, 0, 3, 2, 1, 0, 6, 1]],
+  [{ algorithm: 'sliding-log', limit: 5, windowMs: 60_000 }, [0, 1, 2, 0, 3, 2, 1, 0, 6, 1]],
   [{ algorithm: 'sliding-window-counter', limit: 5, windowMs: 60_000 }, [0, 1, 2, 0, 3, 2, 1, 0, 6, 1]],
   [{ algorithm: 'token-bucket', capacity: 5, refillPerSecond: 0.001 }, [0, 1, 2.5, 0, 2, 1.5, 0.5, 0, 6, 1]],
   [{ algorithm: 'gcra', limit: 5, periodMs: 3_600_000 }, [0, 1, 2.5, 0, 2, 1.5, 0.5, 0, 6, 1]],
@@ -46,7 +46,7 @@ describe.each<TopologyName>(['standalone', 'cluster'])('single-policy scripts on
       let sequence = 0;
       for (const cost of costs) {
         const nonce = `n${sequence++}`;
-        const singleArgs = algorithm === 'sliding-window' ? [cost, p.a, p.b, nonce] : [cost, p.a, p.b];
+        const singleArgs = algorithm === 'sliding-log' ? [cost, p.a, p.b, nonce] : [cost, p.a, p.b];
         const [mine, reference] = await Promise.all([
           RedisExecutor.of(client).run(compiled.call.script, [single], singleArgs),
           RedisExecutor.of(client).run(CONSUME_SCRIPT, [generic], [cost, nonce, p.code, p.a, p.b, 0]),
@@ -106,7 +106,7 @@ describe.each<TopologyName>(['standalone', 'cluster'])('single-policy scripts on
     const limiter = app.get(RateLimiterService);
     const policies: RateLimitPolicy[] = [
       { algorithm: 'fixed-window', limit: 4, windowMs: 60_000 },
-      { algorithm: 'sliding-window', limit: 3, windowMs: 60_000 },
+      { algorithm: 'sliding-log', limit: 3, windowMs: 60_000 },
       { algorithm: 'gcra', limit: 10, periodMs: 60_000 },
     ];
     expect(compilePolicies(policies, 'policy', error).call.script).toBe(CONSUME_SCRIPT);

@@ -12,7 +12,7 @@ const LIMIT = 2;
 
 describe.each<[BackendName, NonNullable<RedisPatternsThrottlerStorageOptions['algorithm']>]>([
   ['standalone', 'fixed-window'],
-  ['standalone', 'sliding-window'],
+  ['standalone', 'sliding-log'],
   ['memory', 'fixed-window'],
 ])('RedisPatternsThrottlerStorage blocks on %s (%s) as the throttler’s own storage does', (backend, algorithm) => {
   let app: INestApplication;
@@ -80,5 +80,14 @@ describe.each<[BackendName, NonNullable<RedisPatternsThrottlerStorageOptions['al
     expect(denied.isBlocked).toBe(true);
     expect(denied.timeToBlockExpire).toBeGreaterThan(50);
     expect(denied.timeToBlockExpire).toBeLessThanOrEqual(60);
+  });
+});
+
+describe('RedisPatternsThrottlerStorage options', () => {
+  it("rejects the pre-1.0 algorithm name 'sliding-window', naming its new name 'sliding-log'", () => {
+    expect(() => new RedisPatternsThrottlerStorage({} as RateLimiterService, { algorithm: 'sliding-window' as 'sliding-log' })).toThrow(
+      `Invalid argument "options.algorithm": expected 'sliding-log' ('sliding-window' was renamed 'sliding-log' in 1.0; ` +
+        `'sliding-window-counter' keeps its name), received "sliding-window"`,
+    );
   });
 });

@@ -51,7 +51,7 @@ const exercises: Record<string, Exercise> = {
   },
   rateLimit: async (app, tag) => {
     const limiter = app.get(RateLimiterService);
-    for (const algorithm of ['fixed-window', 'sliding-window', 'sliding-window-counter', 'token-bucket', 'gcra']) {
+    for (const algorithm of ['fixed-window', 'sliding-log', 'sliding-window-counter', 'token-bucket', 'gcra']) {
       const decision = await limiter.consume(`${tag}:${algorithm}`, policy(algorithm) as never);
       expect(decision.allowed).toBe(true);
       await limiter.reset(`${tag}:${algorithm}`, policy(algorithm) as never);

@@ -154,7 +154,7 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('SemaphoreServic
       'removed',
       2,
       async (signal, permit) => {
-        await admin.del(permit.keys.lock);
+        await admin.del(permit.keys.lease);
         reason = await aborted(signal);
         return 'done';
       },
@@ -218,16 +218,16 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('SemaphoreServic
 
   it('keeps a semaphore in one slot, escapes its name, and leaves no key without a TTL', async () => {
     const permit = (await semaphores.tryAcquire('tenant:9 {x}', 4, { ttlMs: 5000 }))!;
-    expect(permit.keys.lock).toBe(`${prefix}:semaphore:{tenant%3A9%20%7Bx%7D}`);
+    expect(permit.keys.lease).toBe(`${prefix}:semaphore:{tenant%3A9%20%7Bx%7D}`);
     if (backend === 'cluster') {
       const raw = rawClient('cluster') as Cluster;
       try {
-        expect(await raw.cluster('KEYSLOT', permit.keys.fence)).toBe(await raw.cluster('KEYSLOT', permit.keys.lock));
+        expect(await raw.cluster('KEYSLOT', permit.keys.fence)).toBe(await raw.cluster('KEYSLOT', permit.keys.lease));
       } finally {
         raw.disconnect();
       }
     }
-    const pttl = await admin.pttl(permit.keys.lock);
+    const pttl = await admin.pttl(permit.keys.lease);
     expect(pttl).toBeGreaterThan(0);
     expect(pttl).toBeLessThanOrEqual(5000);
     expect(await admin.keysWithoutTtl(`${prefix}:`)).toEqual([]);
@@ -242,9 +242,9 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('SemaphoreServic
     const keys = inspectKeys(backend, other);
     try {
       const permit = (await other.get(SemaphoreService).tryAcquire('held-at-close', 1, { ttlMs: 60_000 }))!;
-      expect(await keys.exists(permit.keys.lock)).toBe(1);
+      expect(await keys.exists(permit.keys.lease)).toBe(1);
       await other.close();
-      expect(await keys.exists(permit.keys.lock)).toBe(0);
+      expect(await keys.exists(permit.keys.lease)).toBe(0);
     } finally {
       keys.close();
     }
@@ -305,7 +305,7 @@ describe('semaphore metrics', () => {
         'otel',
         1,
         async (signal, permit) => {
-          await keys.del(permit.keys.lock);
+          await keys.del(permit.keys.lease);
           await aborted(signal);
         },
         { ttlMs: 300 },

@@ -145,8 +145,8 @@ describe.each(STRUCTURE_BACKENDS)('Leaderboard on %s', (backend) => {
     expect(await board.score('today', 'me', { period: 'day' })).toBe(3);
   });
 
-  it('caps a board at maxSize, keeping the best members', async () => {
-    const own = await startApp(backend, prefix, { leaderboard: { maxSize: 5 } });
+  it('caps a board at maxLength, keeping the best members', async () => {
+    const own = await startApp(backend, prefix, { leaderboard: { maxLength: 5 } });
     try {
       const capped = own.get(Leaderboard);
       await Promise.all(Array.from({ length: 20 }, (_, i) => capped.set('capped', `p${i}`, i)));

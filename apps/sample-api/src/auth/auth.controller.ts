@@ -24,7 +24,7 @@ export class AuthController {
    */
   @Post('auth/login')
   @HttpCode(200)
-  @RateLimit({ algorithm: 'sliding-window', limit: 20, windowMs: 60_000 }, { name: 'login-by-address' })
+  @RateLimit({ algorithm: 'sliding-log', limit: 20, windowMs: 60_000 }, { name: 'login-by-address' })
   async login(@Body() body: LoginBody): Promise<{ sessionId: string; expiresIn: number }> {
     if (typeof body?.username !== 'string' || typeof body.password !== 'string') {
       throw new BadRequestException('username and password are required strings');

@@ -29,7 +29,7 @@ export class EventsController {
     const id = await this.streams.add(
       EVENTS_STREAM,
       { type, visitor: (body.visitor as string | undefined) ?? '', at: new Date().toISOString() },
-      { maxLen: 100_000 },
+      { maxLength: 100_000 },
     );
     return { id };
   }

@@ -208,7 +208,7 @@ export class CacheService {
     return (await this.wrapWithStatus(key, loader, options)).value;
   }
 
-  /** {@link CacheService.wrap}, also telling whether the value was a HIT, a MISS (loaded) or STALE. */
+  /** {@link CacheService.wrap}, also telling whether the value was a `'hit'`, a `'miss'` (loaded) or `'stale'`. */
   wrapWithStatus<T>(key: string, loader: () => Promise<T> | T, options?: WrapOptions): Promise<Fetched<T>> {
     let entry: string;
     let policy: EntryPolicy;

@@ -21,8 +21,7 @@ const SAMPLES: Record<string, () => Error> = {
   CacheValueTooLargeError: () => new api.CacheValueTooLargeError(2048, 1024),
   CacheSerializationError: () => new api.CacheSerializationError('value.when', 'a function'),
   UncacheableArgumentError: () => new UncacheableArgumentError('argument 0', 'function'),
-  RateLimitExceededError: () => new api.RateLimitExceededError(decision, 'Reports.list'),
-  RateLimitUnavailableError: () => new api.RateLimitUnavailableError('Reports.list'),
+  RateLimitDeniedError: () => new api.RateLimitDeniedError('Reports.list', 'exceeded', { decision }),
   RateLimitIdentityError: () => new api.RateLimitIdentityError('Reports.list', 'no client address'),
   LockNotAcquiredError: () => new api.LockNotAcquiredError('invoice:1', 'contention', 100),
   LockLostError: () => new api.LockLostError('invoice:1', 'it expired'),
@@ -30,11 +29,10 @@ const SAMPLES: Record<string, () => Error> = {
   PermitNotAcquiredError: () => new api.PermitNotAcquiredError('exports', 2, 'contention', 100),
   PermitLostError: () => new api.PermitLostError('exports', 'it expired'),
   LeaderTermEndedError: () => new api.LeaderTermEndedError('scheduler', 'lost'),
-  IdempotencyConflictError: () => new api.IdempotencyConflictError('Orders.create', 100),
+  IdempotencyNotClaimedError: () => new api.IdempotencyNotClaimedError('Orders.create', 'in-progress', { retryAfterMs: 100 }),
   IdempotencyKeyReusedError: () => new api.IdempotencyKeyReusedError('Orders.create'),
   InvalidIdempotencyKeyError: () => new api.InvalidIdempotencyKeyError('the Idempotency-Key header', 'missing'),
   MissingIdempotencyIdentityError: () => new api.MissingIdempotencyIdentityError('Orders.create'),
-  IdempotencyUnavailableError: () => new api.IdempotencyUnavailableError('Orders.create'),
 };
 
 // Classes exported for an application's own use or as a transport's wrapper, not errors the library raises itself.
@@ -68,19 +66,17 @@ describe('the error model: one base, one stable code per error class', () => {
   it('carries retryAfterMs on the errors that tell the caller when to retry, and in their answer', () => {
     const retrying = [
       'RedisUnavailableError',
-      'RateLimitExceededError',
-      'RateLimitUnavailableError',
+      'RateLimitDeniedError',
       'LockNotAcquiredError',
       'PermitNotAcquiredError',
-      'IdempotencyConflictError',
-      'IdempotencyUnavailableError',
+      'IdempotencyNotClaimedError',
     ];
     for (const name of retrying) {
       const error = SAMPLES[name]() as AnsweredRedisPatternsError;
       expect(error.retryAfterMs).toBeGreaterThan(0);
       expect(error.toHttpResponse().retryAfterMs).toBe(error.retryAfterMs);
     }
-    expect((SAMPLES.RateLimitExceededError() as RedisPatternsError).retryAfterMs).toBe(250);
+    expect((SAMPLES.RateLimitDeniedError() as RedisPatternsError).retryAfterMs).toBe(250);
     expect((SAMPLES.LockNotAcquiredError() as RedisPatternsError).retryAfterMs).toBe(100);
     expect((SAMPLES.InvalidOptionsError() as RedisPatternsError).retryAfterMs).toBeUndefined();
     expect(Object.keys(SAMPLES.InvalidOptionsError())).not.toContain('retryAfterMs');

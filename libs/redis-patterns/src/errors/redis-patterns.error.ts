@@ -22,8 +22,7 @@ export type RedisPatternsErrorCode =
   | 'CACHE_SERIALIZATION_FAILED'
   | 'UNCACHEABLE_ARGUMENT'
   // Rate limits
-  | 'RATE_LIMIT_EXCEEDED'
-  | 'RATE_LIMIT_UNAVAILABLE'
+  | 'RATE_LIMIT_DENIED'
   | 'RATE_LIMIT_IDENTITY_MISSING'
   // Coordination
   | 'LOCK_NOT_ACQUIRED'
@@ -33,11 +32,10 @@ export type RedisPatternsErrorCode =
   | 'PERMIT_LOST'
   | 'LEADER_TERM_ENDED'
   // Idempotency
-  | 'IDEMPOTENCY_CONFLICT'
+  | 'IDEMPOTENCY_NOT_CLAIMED'
   | 'IDEMPOTENCY_KEY_REUSED'
   | 'IDEMPOTENCY_KEY_INVALID'
-  | 'IDEMPOTENCY_IDENTITY_MISSING'
-  | 'IDEMPOTENCY_UNAVAILABLE';
+  | 'IDEMPOTENCY_IDENTITY_MISSING';
 
 /**
  * The base of every error the library throws: `instanceof RedisPatternsError` tells the library's errors from
@@ -62,7 +60,7 @@ export abstract class RedisPatternsError extends Error {
 }
 
 /**
- * A library error that knows its answer to a caller (`RateLimitExceededError`, `LockNotAcquiredError`,
+ * A library error that knows its answer to a caller (`RateLimitDeniedError`, `LockNotAcquiredError`,
  * `RedisUnavailableError` …) (an HTTP status with headers and body; other transports carry
  * its status, message and `retryAfterMs` in their own form, see core/advice/context-errors.ts). The module's global
  * filter catches this class.

@@ -8,7 +8,7 @@ export interface IdempotencyExecuteOptions {
   ttlMs?: number;
   /** The payload's fingerprint (any string, e.g. a hash): reusing the key with another one throws IdempotencyKeyReusedError. */
   fingerprint?: string;
-  /** A duplicate of a running call waits for its result (`'wait'`, default) or throws IdempotencyConflictError at once. */
+  /** A duplicate of a running call waits for its result (`'wait'`, default) or throws IdempotencyNotClaimedError (`in-progress`) at once. */
   onConcurrent?: 'wait' | 'reject';
   /** How long a duplicate waits, in ms (default `idempotency.defaultWaitMs`). */
   waitMs?: number;

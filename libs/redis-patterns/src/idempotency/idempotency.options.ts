@@ -42,7 +42,7 @@ export interface IdempotencyOptions {
    */
   replayHeaders?: string[];
   /**
-   * When Redis cannot answer the claim: `false` (default) refuses the call (`IdempotencyUnavailableError`, HTTP
+   * When Redis cannot answer the claim: `false` (default) refuses the call (`IdempotencyNotClaimedError` with reason `unavailable`, HTTP
    * 503) rather than risk running it twice; `true` runs it without the guarantee (logged, at most every 10 s).
    */
   failOpen?: boolean;

@@ -3,21 +3,28 @@ import { performance } from 'node:perf_hooks';
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { KeyBuilder } from '../core/keys/key-builder';
 import { ThrottledLog } from '../core/logging/throttled-log';
+import { backoffDelayMs } from '../lease/backoff';
+import { KeepAlive } from '../lease/keep-alive';
+import { LocalWaiters } from '../lease/local-waiters';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { checkFingerprint, checkMs, checkOnConcurrent, type IdempotencyExecuteOptions } from './execute-options';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
-import { ClaimHeartbeat } from './claim-heartbeat';
-import { IdempotencyConflictError } from './idempotency-conflict.error';
+import { IdempotencyNotClaimedError } from './idempotency-not-claimed.error';
 import { IdempotencyKeyReusedError } from './idempotency-key-reused.error';
 import { idempotencyRecordKey } from './idempotency-keys';
 import { IDEMPOTENCY_SETTINGS, type IdempotencySettings } from './idempotency.options';
 import { decodeOutcome, type EncodedOutcome, encodeOutcome, recordBytes, type StoredOutcome } from './idempotency-record';
 import { type ClaimResult, IDEMPOTENCY_STORE, type IdempotencyStore } from './idempotency.store';
-import { IdempotencyUnavailableError } from './idempotency-unavailable.error';
-import { LocalWakeups, pollDelayMs } from './local-wakeups';
 import { IdempotencyMetrics } from './idempotency.metrics';
 import { type FirstCall, httpExceptionOutcome, type IdempotentCall, type IdempotentRun, replayOutcome } from './idempotent-call';
+
+/**
+ * Polls of a duplicate waiting on a running first call: 10 ms doubling to 200 ms, with equal jitter, so duplicates of
+ * several processes do not poll in lockstep.
+ */
+const POLL_DELAY_MS = 10;
+const MAX_POLL_DELAY_MS = 200;
 
 /**
  * Runs an operation at most once per idempotency key: the first call runs and its result is stored (for `ttlMs`),
@@ -30,8 +37,14 @@ import { type FirstCall, httpExceptionOutcome, type IdempotentCall, type Idempot
  */
 @Injectable()
 export class IdempotencyService implements BeforeApplicationShutdown {
-  private readonly wakeups = new LocalWakeups();
-  private readonly heartbeats = new Set<ClaimHeartbeat>();
+  /**
+   * Duplicates of this process waiting on a running first call, per record key. When this process completes or gives
+   * up a claim it wakes them all at once, instead of letting them sleep out their backoff; duplicates in other
+   * processes rely on polling (bounded by the waiting time and the claim's remaining TTL).
+   */
+  private readonly waiters = new LocalWaiters();
+  /** The keep-alives of the claims of the first calls running in this process. */
+  private readonly heartbeats = new Set<KeepAlive<'expired'>>();
   private readonly metrics = new IdempotencyMetrics();
   /** Outages met by fail-open calls. */
   private readonly outages: ThrottledLog;
@@ -52,9 +65,9 @@ export class IdempotencyService implements BeforeApplicationShutdown {
   /**
    * Runs `work` once for `key` (within `ttlMs`), or returns (throws) what its first run stored.
    *
-   * @throws IdempotencyConflictError while a first call with this key runs (at once, or after `waitMs`)
+   * @throws IdempotencyNotClaimedError (reason `in-progress`) while a first call with this key runs (at once, or after `waitMs`)
    * @throws IdempotencyKeyReusedError when the key was used with another `fingerprint`
-   * @throws IdempotencyUnavailableError when Redis cannot answer and the call fails closed
+   * @throws IdempotencyNotClaimedError (reason `unavailable`) when Redis cannot answer and the call fails closed
    */
   async execute<T>(key: string, work: () => T | Promise<T>, options: IdempotencyExecuteOptions = {}): Promise<T> {
     if (typeof key !== 'string' || key.length === 0) throw new InvalidArgumentError('key', 'expected a non-empty string');
@@ -105,7 +118,7 @@ export class IdempotencyService implements BeforeApplicationShutdown {
         // Only a first attempt may fail open: a duplicate that saw the first call running must not run beside it.
         if (attempt > 0 || !call.failOpen) {
           this.metrics.record('unavailable');
-          throw new IdempotencyUnavailableError(call.scope, { cause: error });
+          throw new IdempotencyNotClaimedError(call.scope, 'unavailable', { cause: error });
         }
         this.metrics.record('failed_open');
         this.outages.warn(`Idempotency for ${call.scope} is unavailable (${(error as Error).message}); running without it (failOpen).`);
@@ -127,10 +140,11 @@ export class IdempotencyService implements BeforeApplicationShutdown {
           const left = deadline - performance.now();
           if (call.onConcurrent === 'reject' || left <= 0) {
             this.metrics.record('conflict');
-            throw new IdempotencyConflictError(call.scope, retryAfterMs);
+            throw new IdempotencyNotClaimedError(call.scope, 'in-progress', { retryAfterMs });
           }
           // Never past the claim's expiry: a first call whose process died frees the key then, and this one may run.
-          await this.wakeups.sleep(call.recordKey, Math.min(left, pollDelayMs(attempt), claim.remainingMs + 1));
+          const pollMs = backoffDelayMs(attempt, POLL_DELAY_MS, MAX_POLL_DELAY_MS);
+          await this.waiters.sleep(call.recordKey, Math.min(left, pollMs, claim.remainingMs + 1));
         }
       }
     }
@@ -143,7 +157,7 @@ export class IdempotencyService implements BeforeApplicationShutdown {
   }
 
   private async runFirst<T>(call: IdempotentCall, token: string, work: () => Promise<FirstCall<T>>): Promise<IdempotentRun<T>> {
-    const heartbeat = new ClaimHeartbeat(this.store, call.recordKey, token, this.settings.lockTtlMs, call.scope, this.log).start();
+    const heartbeat = this.keepClaimAlive(call, token).start();
     this.heartbeats.add(heartbeat);
     let first: FirstCall<T>;
     try {
@@ -158,9 +172,31 @@ export class IdempotencyService implements BeforeApplicationShutdown {
     return { replayed: false, value: first.value };
   }
 
-  private stopHeartbeat(heartbeat: ClaimHeartbeat): void {
+  private stopHeartbeat(heartbeat: KeepAlive<'expired'>): void {
     heartbeat.stop();
     this.heartbeats.delete(heartbeat);
+  }
+
+  /**
+   * Keeps a running first call's claim alive: refreshes its in-progress TTL every third of it, so the record expires
+   * only when this process stops refreshing it — it died, froze, or lost Redis — and a retry may then run. A claim
+   * found gone (this process stalled past the TTL) is reported once and no longer refreshed: the call's outcome will
+   * not be stored, since another call may own the key by then. A claim has no validity tracked here (nothing is
+   * aborted when it lapses), and its heartbeat never keeps the process alive on its own.
+   */
+  private keepClaimAlive(call: IdempotentCall, token: string): KeepAlive<'expired'> {
+    const lockTtlMs = this.settings.lockTtlMs;
+    return new KeepAlive<'expired'>({
+      intervalMs: Math.max(1, Math.floor(lockTtlMs / 3)),
+      extend: async () => ((await this.store.extend(call.recordKey, token, lockTtlMs)) ? undefined : 'expired'),
+      onLost: () =>
+        this.log.warn(
+          `The idempotency claim of a running ${call.scope} call expired before it completed (a stall longer than lockTtlMs); its outcome will not be stored.`,
+        ),
+      // A transient failure: the claim lives until its TTL; the next beat tries again.
+      onFailure: (error) => this.log.warn(`Could not refresh an idempotency claim of ${call.scope}: ${(error as Error).message}`),
+      unref: true,
+    });
   }
 
   /**
@@ -191,7 +227,7 @@ export class IdempotencyService implements BeforeApplicationShutdown {
       // The record stays in progress until its TTL: duplicates get 409 until then, and may run after.
       this.log.warn(`Could not record the outcome of ${call.scope} (${(error as Error).message}); a retry may run again after lockTtlMs.`);
     } finally {
-      this.wakeups.wakeAll(call.recordKey);
+      this.waiters.wakeAll(call.recordKey);
     }
   }
 }

@@ -1,13 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import type { LoggerService } from '@nestjs/common';
 import type { ThrottledLog } from '../core/logging/throttled-log';
-import { AutoExtender } from '../lock/auto-extender';
-import { refusalIn } from '../lock/refusal-in';
-import { Lock, type LockContext } from '../lock/lock';
-import type { LockKeys } from '../lock/lock-keys';
-import type { LockStore } from '../lock/lock.store';
-import type { TokenSource } from '../lock/token-source';
+import { type KeepAlive, keepLeaseAlive } from '../lease/keep-alive';
+import type { LeaseContext, LostOf } from '../lease/lease';
+import type { LeaseKeys } from '../lease/lease-keys';
+import type { ExclusiveLeaseStore } from '../lease/lease.store';
+import { refusalIn } from '../lease/refusal-in';
+import type { TokenSource } from '../lease/token-source';
 import type { CampaignSettings } from './campaign.options';
+import { LeaderLease } from './leader-lease';
 import { LeaderTerm } from './leader-term';
 import { LeaderTermEndedError, type TermEndReason } from './leader-term-ended.error';
 
@@ -18,7 +19,7 @@ export type LeadershipChange =
 
 /** What a campaign needs from the service that runs it. */
 export interface CampaignContext {
-  readonly store: LockStore;
+  readonly store: ExclusiveLeaseStore;
   readonly tokens: TokenSource;
   /** The part of a lease not trusted because of clock drift, in ms (the lock's `driftFactor`). */
   driftMs(leaseMs: number): number;
@@ -33,28 +34,28 @@ export interface CampaignContext {
 /**
  * The campaign of one role in this instance. A follower tries to take the lease (the lock's acquire script: SET NX
  * PX with an owner token, and the fencing token, in one round trip) every `renewEveryMs`; the winner renews it
- * every `renewEveryMs` with the lock's AutoExtender (compare-and-PEXPIRE). The term ends when a renewal finds the
+ * every `renewEveryMs` with the lease kernel's keep-alive (compare-and-PEXPIRE). The term ends when a renewal finds the
  * lease gone or someone else's, or — fail closed — when the lease's validity, measured on a monotonic clock from
  * the send time of the last successful renewal minus a drift margin, runs out without another: that is before
  * Redis can expire the key and let a follower in. A crashed or frozen leader's lease expires in Redis at most
  * `leaseMs` after its last renewal, and a follower retries within `renewEveryMs` of that.
  */
 export class Campaign {
-  private term?: { readonly term: LeaderTerm; readonly lease: Lock; readonly extender: AutoExtender };
+  private term?: { readonly term: LeaderTerm; readonly lease: LeaderLease; readonly keepAlive: KeepAlive<LostOf<LeaderLease>> };
   private timer?: NodeJS.Timeout;
   private stopped = false;
   private inFlight?: Promise<void>;
   /** Leases a store answer said are no longer ours (release, or a renewal refused): their loss is `lost`. */
-  private readonly gone = new WeakSet<Lock>();
-  private readonly lockContext: LockContext;
+  private readonly gone = new WeakSet<LeaderLease>();
+  private readonly leaseContext: LeaseContext<LeaderLease>;
 
   constructor(
     readonly role: string,
     readonly settings: CampaignSettings,
-    private readonly keys: LockKeys,
+    private readonly keys: LeaseKeys,
     private readonly context: CampaignContext,
   ) {
-    this.lockContext = {
+    this.leaseContext = {
       store: context.store,
       driftMs: (ttlMs) => context.driftMs(ttlMs),
       forget: (lease) => this.gone.add(lease),
@@ -122,7 +123,7 @@ export class Campaign {
       return this.schedule();
     }
     if (!result.acquired) return this.schedule();
-    const lease = new Lock(this.role, token, result.fencingToken, this.keys, leaseMs, startedAt, this.lockContext);
+    const lease = new LeaderLease(this.role, token, result.fencingToken, this.keys, leaseMs, startedAt, this.leaseContext);
     if (this.stopped || !lease.isHeld) {
       // Stopped meanwhile, or the reply came after the lease's validity: it may already be someone else's turn.
       await this.giveBack(lease);
@@ -131,19 +132,19 @@ export class Campaign {
     this.begin(lease);
   }
 
-  private begin(lease: Lock): void {
+  private begin(lease: LeaderLease): void {
     const term = new LeaderTerm(this.role, lease, (lapsed) => void this.end(lapsed, 'expired'));
     // Renew at least twice per validity, even when a large lock.driftFactor eats into the lease.
     const intervalMs = Math.min(this.settings.renewEveryMs, Math.max(1, Math.floor(lease.remainingMs / 2)));
-    const extender = new AutoExtender(
+    const keepAlive = keepLeaseAlive(
       lease,
       this.settings.leaseMs,
       intervalMs,
       (error) => void this.end(term, this.gone.has(lease) ? 'lost' : 'expired', error),
       this.context.logger,
     );
-    this.term = { term, lease, extender };
-    extender.start();
+    this.term = { term, lease, keepAlive };
+    keepAlive.start();
     this.context.changed({ type: 'gained', role: this.role, term });
   }
 
@@ -152,7 +153,7 @@ export class Campaign {
     const current = this.term;
     if (current?.term !== term) return;
     this.term = undefined;
-    current.extender.stop();
+    current.keepAlive.stop();
     term.end(new LeaderTermEndedError(this.role, reason, { cause }));
     this.context.changed({ type: 'ended', role: this.role, term, reason });
     // Compare-and-delete: it removes the lease only if it is still ours (a step-down on a slow renewal, a shutdown),
@@ -167,7 +168,7 @@ export class Campaign {
     this.timer = setTimeout(() => void this.attempt(), this.settings.renewEveryMs);
   }
 
-  private async giveBack(lease: Lock): Promise<void> {
+  private async giveBack(lease: LeaderLease): Promise<void> {
     try {
       await lease.release();
     } catch (error) {

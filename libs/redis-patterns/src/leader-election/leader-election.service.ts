@@ -12,9 +12,9 @@ import { ThrottledLog } from '../core/logging/throttled-log';
 import { invalid } from '../core/options/option-checks';
 import { withDeadline } from '../core/time/with-deadline';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
+import type { ExclusiveLeaseStore } from '../lease/lease.store';
+import { TokenSource } from '../lease/token-source';
 import { LOCK_SETTINGS, type LockSettings } from '../lock/lock.options';
-import type { LockStore } from '../lock/lock.store';
-import { TokenSource } from '../lock/token-source';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { Campaign, type CampaignContext, type LeadershipChange } from './campaign';
@@ -70,7 +70,7 @@ export class LeaderElection implements OnApplicationBootstrap, BeforeApplication
     @Inject(RESOLVED_OPTIONS) private readonly options: ResolvedRedisPatternsOptions,
     private readonly keys: KeyBuilder,
     @Inject(LOCK_SETTINGS) lockSettings: LockSettings,
-    @Inject(LEASE_STORE) store: LockStore,
+    @Inject(LEASE_STORE) store: ExclusiveLeaseStore,
   ) {
     this.logger = options.logger ?? new Logger('RedisPatterns:LeaderElection');
     this.recorder = new LeadershipRecorder(this.logger, () => [...this.roles].map((role) => [role, this.isLeader(role)]));

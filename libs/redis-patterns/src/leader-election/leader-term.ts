@@ -1,4 +1,4 @@
-import type { Lock } from '../lock/lock';
+import type { Lease } from '../lease/lease';
 import type { LeaderTermEndedError } from './leader-term-ended.error';
 
 /**
@@ -22,7 +22,7 @@ export class LeaderTerm {
   constructor(
     /** The role this term leads. */
     readonly role: string,
-    private readonly lease: Lock,
+    private readonly lease: Lease,
     private readonly lapse: (term: LeaderTerm) => void,
   ) {}
 

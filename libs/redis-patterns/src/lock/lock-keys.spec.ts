@@ -1,18 +1,19 @@
 import { KeyBuilder } from '../core/keys/key-builder';
-import { InvalidArgumentError } from '../errors/invalid-argument.error';
-import { checkMs, checkResource, isFenceKey, lockKeyPatternsWithoutTtl, lockKeys } from './lock-keys';
+import { isFenceKey, lockKeyPatternsWithoutTtl, lockKeys } from './lock-keys';
+import { ACQUIRE_READ_SCRIPT } from './scripts/acquire-read.script';
+import { ACQUIRE_WRITE_SCRIPT } from './scripts/acquire-write.script';
 
 describe('lock keys', () => {
   const keys = new KeyBuilder('app');
 
   it('puts the lock and its fencing counter under one hash tag, with plain names verbatim', () => {
-    expect(lockKeys(keys, 'invoice-7')).toEqual({ lock: 'app:lock:{invoice-7}', fence: 'app:lock:{invoice-7}:fence' });
+    expect(lockKeys(keys, 'invoice-7')).toEqual({ lease: 'app:lock:{invoice-7}', fence: 'app:lock:{invoice-7}:fence' });
   });
 
   it('escapes user input so it cannot break out of the hash tag', () => {
-    const { lock, fence } = lockKeys(keys, 'a}:{b');
-    expect(lock).toBe('app:lock:{a%7D%3A%7Bb}');
-    expect(fence).toBe(`${lock}:fence`);
+    const { lease, fence } = lockKeys(keys, 'a}:{b');
+    expect(lease).toBe('app:lock:{a%7D%3A%7Bb}');
+    expect(fence).toBe(`${lease}:fence`);
   });
 
   it('lists fencing counters for the doctor only when they are kept without TTL', () => {
@@ -22,11 +23,13 @@ describe('lock keys', () => {
     expect(isFenceKey(keys, 'app:lock:{x}')).toBe(false);
     expect(isFenceKey(keys, 'app:cache:{x}:fence')).toBe(false);
   });
+});
 
-  it('rejects bad resources and durations naming the argument', () => {
-    expect(() => checkResource('')).toThrow(InvalidArgumentError);
-    expect(() => checkResource(42)).toThrow(/"resource"/);
-    expect(() => checkMs(0, 'ttlMs', 1)).toThrow(/"ttlMs"/);
-    expect(checkMs(0, 'waitMs', 0)).toBe(0);
+describe('read-write lock scripts', () => {
+  it.each([ACQUIRE_READ_SCRIPT, ACQUIRE_WRITE_SCRIPT])('$name declares the keys and arguments its body uses', (script) => {
+    const { body } = script;
+    const highest = (name: string) => Math.max(0, ...[...body.matchAll(new RegExp(`${name}\\[(\\d+)\\]`, 'g'))].map((m) => Number(m[1])));
+    expect(highest('KEYS')).toBe(script.shape!.keys);
+    expect(highest('ARGV')).toBe(script.shape!.args);
   });
 });

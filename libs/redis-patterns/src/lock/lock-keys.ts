@@ -1,23 +1,16 @@
 import type { KeyBuilder } from '../core/keys/key-builder';
-import { InvalidArgumentError } from '../errors/invalid-argument.error';
+import { FENCE_SUFFIX, type LeaseKeys, leaseKeysOf } from '../lease/lease-keys';
 
 /** Key pattern (the constant after the prefix) of every lock key. */
 export const LOCK_KEY_PATTERN = 'lock';
-/** Suffix of a resource's fencing counter inside the lock's slot group. */
-export const FENCE_SUFFIX = 'fence';
 
-/** The two keys of one resource. They share a hash tag, so one script may touch both on a cluster (invariant 4). */
-export interface LockKeys {
-  /** `<prefix>:lock:{<resource>}`: holds the owner's token, with the lock TTL. */
-  readonly lock: string;
-  /** `<prefix>:lock:{<resource>}:fence`: the fencing counter, with `fenceTtlMs` (or none when that is 0). */
-  readonly fence: string;
-}
-
-/** The keys of a resource; the resource is escaped by the KeyBuilder (invariant 8). */
-export function lockKeys(keys: KeyBuilder, resource: string): LockKeys {
-  const group = keys.slotGroup(LOCK_KEY_PATTERN, resource);
-  return { lock: group, fence: keys.member(group, FENCE_SUFFIX) };
+/**
+ * The keys of a resource's lock; the resource is escaped by the KeyBuilder (invariant 8):
+ * - `lease`: `<prefix>:lock:{<resource>}`, the owner's token, with the lock TTL;
+ * - `fence`: `<prefix>:lock:{<resource>}:fence`, the fencing counter, with `fenceTtlMs` (or none when that is 0).
+ */
+export function lockKeys(keys: KeyBuilder, resource: string): LeaseKeys {
+  return leaseKeysOf(keys, LOCK_KEY_PATTERN, resource);
 }
 
 /**
@@ -37,32 +30,13 @@ export interface ReadWriteKeys {
 
 /** The read-write lock keys of a resource (escaped as the lock's). */
 export function readWriteKeys(keys: KeyBuilder, resource: string): ReadWriteKeys {
-  const { lock: group, fence } = lockKeys(keys, resource);
+  const { lease: group, fence } = lockKeys(keys, resource);
   return {
     writer: keys.member(group, 'rw-writer'),
     readers: keys.member(group, 'rw-readers'),
     waiting: keys.member(group, 'rw-waiting'),
     fence,
   };
-}
-
-/** Rejects a resource that cannot name a lock, naming the argument. */
-export function checkResource(resource: unknown, argument = 'resource'): string {
-  if (typeof resource !== 'string' || resource.length === 0) {
-    throw new InvalidArgumentError(
-      argument,
-      `expected a non-empty string, received ${typeof resource === 'string' ? 'an empty string' : typeof resource}`,
-    );
-  }
-  return resource;
-}
-
-/** Rejects a TTL or wait that is not a positive (or, for waits, non-negative) integer number of ms. */
-export function checkMs(value: unknown, argument: string, min: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-    throw new InvalidArgumentError(argument, `expected an integer of at least ${min} (ms), received ${String(value)}`);
-  }
-  return value;
 }
 
 /**

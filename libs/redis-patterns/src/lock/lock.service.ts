@@ -7,31 +7,26 @@ import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { InvalidOptionsError } from '../errors/invalid-options.error';
 import { type LockFailureReason, LockNotAcquiredError } from './lock-not-acquired.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
-import { attemptUntil, LocalWaiters, type Refusal } from './backoff';
-import { HeldLeases } from './held-leases';
-import { Lock, type LockContext } from './lock';
-import { checkMs, checkResource, type LockKeys, lockKeys, readWriteKeys } from './lock-keys';
+import type { AcquireOptions, TryAcquireOptions } from '../lease/acquire-options';
+import { attemptUntil, type Refusal } from '../lease/backoff';
+import { HeldLeases } from '../lease/held-leases';
+import type { LeaseContext } from '../lease/lease';
+import { checkMs, checkResource } from '../lease/lease-arguments';
+import type { LeaseKeys } from '../lease/lease-keys';
+import { LeaseMetrics } from '../lease/lease.metrics';
+import type { LeaseStore } from '../lease/lease.store';
+import { LocalWaiters } from '../lease/local-waiters';
+import { refusalIn } from '../lease/refusal-in';
+import { TokenSource } from '../lease/token-source';
+import { Lock } from './lock';
+import { lockKeys, readWriteKeys } from './lock-keys';
 import { LOCK_SETTINGS, type LockSettings } from './lock.options';
-import { LockMetrics } from './lock.metrics';
+import { LOCK_METRICS } from './lock.metrics';
 import { LockTracing } from './lock.tracing';
-import { type LeaseSide, type LeaseStore, LOCK_STORE, type LockStore } from './lock.store';
+import { type LeaseSide, LOCK_STORE, type LockStore } from './lock.store';
 import { type ReadWriteHost, ReadWriteLock } from './read-write-lock';
 import { READ_WRITE_STORE, type ReadWriteStore } from './read-write-lock.store';
-import { TokenSource } from './token-source';
-import { refusalIn } from './refusal-in';
 import { RedisRefusedError } from '../errors/redis-refused.error';
-
-/** Options of `tryAcquire`. */
-export interface TryAcquireOptions {
-  /** Lock TTL in ms (default `lock.defaultTtlMs`). */
-  ttlMs?: number;
-}
-
-/** Options of `acquire` and `using`. */
-export interface AcquireOptions extends TryAcquireOptions {
-  /** How long to wait for a held lock, in ms (default 0: one attempt). */
-  waitMs?: number;
-}
 
 /** The work of `using()`: `signal` aborts (reason: a LockLostError) as soon as the lock is known to be lost. */
 export type LockedWork<T> = (signal: AbortSignal, lock: Lock) => Promise<T> | T;
@@ -57,13 +52,13 @@ const tokens = new TokenSource();
 @Injectable()
 export class LockService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger: LoggerService;
-  private readonly leases: HeldLeases;
+  private readonly leases: HeldLeases<Lock>;
   private readonly waiters = new LocalWaiters();
   /** The mutex: SET NX PX on the resource's lock key. */
   private readonly mutex: LeaseSide;
   private readonly readWriteHost: ReadWriteHost;
   private closing = false;
-  private readonly metrics = new LockMetrics();
+  private readonly metrics = new LeaseMetrics(LOCK_METRICS);
   private readonly tracing = new LockTracing();
 
   constructor(
@@ -74,7 +69,7 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
     @Inject(READ_WRITE_STORE) readWriteStore: ReadWriteStore,
   ) {
     this.logger = moduleOptions.logger ?? new Logger('RedisPatterns:Lock');
-    this.leases = new HeldLeases({
+    this.leases = new HeldLeases<Lock>({
       autoExtendRatio: this.options.autoExtendRatio,
       logger: this.logger,
       logContext: 'LockService',
@@ -83,9 +78,9 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
       enter: (lock, signal, work) => heldContext.run({ lock, signal }, work),
     });
     this.mutex = {
-      context: this.contextOf(store, (lock) => lock.keys.lock),
+      context: this.contextOf(store, (lock) => lock.keys.lease),
       attempt: (keys, token, ttlMs) => store.attempt(keys, token, ttlMs),
-      waitKey: (keys) => keys.lock,
+      waitKey: (keys) => keys.lease,
     };
     // Read and write leases of a resource wait on its fencing counter's key, so any release of the resource wakes them.
     const wakeKey = (lock: Lock): string => lock.keys.fence;
@@ -103,7 +98,7 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   /** The context of the leases a store extends and releases; a release wakes a local waiter of `wakeKey`. */
-  private contextOf(store: LeaseStore, wakeKey: (lock: Lock) => string): LockContext {
+  private contextOf(store: LeaseStore, wakeKey: (lock: Lock) => string): LeaseContext<Lock> {
     const driftFactor = this.options.driftFactor;
     return {
       store,
@@ -140,7 +135,7 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
     return this.tryAcquireLease(resource, lockKeys(this.keys, resource), this.ttlOf(options), this.mutex);
   }
 
-  private async tryAcquireLease(resource: string, keys: LockKeys, ttlMs: number, side: LeaseSide): Promise<Lock | null> {
+  private async tryAcquireLease(resource: string, keys: LeaseKeys, ttlMs: number, side: LeaseSide): Promise<Lock | null> {
     const startedAt = performance.now();
     const outcome = await this.measured(startedAt, this.attempt(resource, keys, ttlMs, side));
     if (outcome instanceof Lock) return outcome;
@@ -159,14 +154,14 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
     return this.acquireLease(resource, lockKeys(this.keys, resource), options, this.mutex);
   }
 
-  private acquireLease(resource: string, keys: LockKeys, options: AcquireOptions, side: LeaseSide): Promise<Lock> {
+  private acquireLease(resource: string, keys: LeaseKeys, options: AcquireOptions, side: LeaseSide): Promise<Lock> {
     const ttlMs = this.ttlOf(options);
     const waitMs = options.waitMs === undefined ? 0 : checkMs(options.waitMs, 'waitMs', 0);
     const startedAt = performance.now();
     return this.measured(startedAt, this.acquireWithin(resource, keys, ttlMs, startedAt + waitMs, side)) as Promise<Lock>;
   }
 
-  private async acquireWithin(resource: string, keys: LockKeys, ttlMs: number, deadline: number, side: LeaseSide): Promise<Lock> {
+  private async acquireWithin(resource: string, keys: LeaseKeys, ttlMs: number, deadline: number, side: LeaseSide): Promise<Lock> {
     const waitKey = side.waitKey(keys);
     const outcome = await attemptUntil<Lock, Failure>(
       () => this.attempt(resource, keys, ttlMs, side),
@@ -248,7 +243,7 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
     await this.leases.close(this.moduleOptions.shutdownTimeoutMs);
   }
 
-  private async attempt(resource: string, keys: LockKeys, ttlMs: number, side: LeaseSide): Promise<Lock | Failure> {
+  private async attempt(resource: string, keys: LeaseKeys, ttlMs: number, side: LeaseSide): Promise<Lock | Failure> {
     if (this.closing) throw new LockNotAcquiredError(resource, 'shutdown', 1000);
     const token = tokens.take();
     const startedAt = performance.now();

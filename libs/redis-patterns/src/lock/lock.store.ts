@@ -1,50 +1,27 @@
 import type { RedisConnections } from '../core/connections/redis-connections';
-import type { LockContext } from './lock';
-import type { LockKeys } from './lock-keys';
+import type { AttemptResult } from '../lease/attempt-result';
+import type { LeaseContext } from '../lease/lease';
+import type { LeaseKeys } from '../lease/lease-keys';
+import type { ExclusiveLeaseStore } from '../lease/lease.store';
 import type { LockSettings } from './lock.options';
 import { MemoryLockStore } from './memory/memory-lock.store';
 import { QuorumLockStore } from './quorum-lock-store';
 import { SingleLockStore } from './single-lock-store';
 
-/** The outcome of one acquisition attempt that reached a decision. */
-export type AttemptResult =
-  | { readonly acquired: true; readonly fencingToken: number }
-  | {
-      readonly acquired: false;
-      /** `contention`: held by someone else; `replication`: taken but not acknowledged by enough replicas (given back). */
-      readonly reason: 'contention' | 'replication';
-      /** When the current holder's lock expires at the latest, in ms (0 when unknown). */
-      readonly retryAfterMs: number;
-    };
-
-/**
- * How a held lease (a lock, a read or write lease, a semaphore permit) is extended and given back; `keys.lock` is
- * the key that holds its owner token. Each method is one round trip per node, and rejects when the store cannot
- * decide.
- */
-export interface LeaseStore {
-  /** True when the lease was still ours and now lives `ttlMs` more; false when it is gone or someone else's. */
-  extend(keys: LockKeys, token: string, ttlMs: number): Promise<boolean>;
-  /** True when the lease was ours and is given back; false when it was already gone or someone else's. */
-  release(keys: LockKeys, token: string): Promise<boolean>;
-}
-
 /**
  * Where locks live: one Redis deployment, or a quorum of independent masters. Every method is one round trip per
  * node and rejects when the store cannot decide (timeout, connection down, quorum impossible); callers fail closed.
  */
-export interface LockStore extends LeaseStore {
-  attempt(keys: LockKeys, token: string, ttlMs: number): Promise<AttemptResult>;
-}
+export type LockStore = ExclusiveLeaseStore;
 
 /**
  * One kind of lease a service hands out (a lock, a read lease, a write lease): how one attempt is made, the context
  * its leases are created with, and the key its local waiters sleep on (a release of such a lease wakes the oldest).
  */
 export interface LeaseSide {
-  readonly context: LockContext;
-  attempt(keys: LockKeys, token: string, ttlMs: number): Promise<AttemptResult>;
-  waitKey(keys: LockKeys): string;
+  readonly context: LeaseContext;
+  attempt(keys: LeaseKeys, token: string, ttlMs: number): Promise<AttemptResult>;
+  waitKey(keys: LeaseKeys): string;
 }
 
 /** Injection token of the pattern's {@link LockStore}. */

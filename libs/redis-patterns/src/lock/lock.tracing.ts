@@ -1,4 +1,5 @@
 import { type LibraryTracer, libraryTracer, markError, type TraceSpan } from '../core/telemetry/tracing';
+import type { HoldTracing } from '../lease/held-leases';
 import { LockLostError } from './lock-lost.error';
 
 /** The span of work held under a lock (`using()`, `@WithLock`), from acquisition to release. */
@@ -11,7 +12,7 @@ const USING = Object.freeze({});
  * the message of a LockLostError the work throws. A hold is traced only inside a trace (the caller's span is its
  * parent); a lock taken outside one adds no root span.
  */
-export class LockTracing {
+export class LockTracing implements HoldTracing<LockLostError> {
   /** Hold spans whose lock was lost while the work ran. */
   private readonly lostSpans = new WeakSet<TraceSpan>();
 

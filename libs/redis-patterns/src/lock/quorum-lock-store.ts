@@ -1,12 +1,12 @@
 import type { RedisExecutor } from '../core/scripts/redis-executor';
-import type { LockKeys } from './lock-keys';
-import type { AttemptResult, LockStore } from './lock.store';
+import { type AttemptResult, toAttemptResult } from '../lease/attempt-result';
+import type { LeaseKeys } from '../lease/lease-keys';
+import { refusalIn } from '../lease/refusal-in';
+import type { LockStore } from './lock.store';
 import { ACQUIRE_LOCK_SCRIPT } from './scripts/acquire-lock.script';
 import { EXTEND_LOCK_SCRIPT } from './scripts/extend-lock.script';
 import { RELEASE_LOCK_SCRIPT } from './scripts/release-lock.script';
-import { toAttemptResult } from './single-lock-store';
 import { withDeadline } from '../core/time/with-deadline';
-import { refusalIn } from './refusal-in';
 import { RedisPatternsError } from '../errors/redis-patterns.error';
 
 /** Raised when too many nodes failed (errors or timeouts) for a quorum to be possible: the caller fails closed. */
@@ -40,9 +40,9 @@ export class QuorumLockStore implements LockStore {
     this.quorum = Math.floor(clients.length / 2) + 1;
   }
 
-  async attempt(keys: LockKeys, token: string, ttlMs: number): Promise<AttemptResult> {
+  async attempt(keys: LeaseKeys, token: string, ttlMs: number): Promise<AttemptResult> {
     const outcomes = await this.onEveryNode((node) =>
-      node.run(ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], [token, ttlMs, this.fenceTtlMs]),
+      node.run(ACQUIRE_LOCK_SCRIPT, [keys.lease, keys.fence], [token, ttlMs, this.fenceTtlMs]),
     );
     let votes = 0;
     let fencingToken = 0;
@@ -64,8 +64,8 @@ export class QuorumLockStore implements LockStore {
     return { acquired: false, reason: 'contention', retryAfterMs };
   }
 
-  async extend(keys: LockKeys, token: string, ttlMs: number): Promise<boolean> {
-    const outcomes = await this.onEveryNode((node) => node.run(EXTEND_LOCK_SCRIPT, [keys.lock], [token, ttlMs]));
+  async extend(keys: LeaseKeys, token: string, ttlMs: number): Promise<boolean> {
+    const outcomes = await this.onEveryNode((node) => node.run(EXTEND_LOCK_SCRIPT, [keys.lease], [token, ttlMs]));
     const votes = outcomes.filter((o) => o.status === 'fulfilled' && o.value === 1).length;
     if (votes >= this.quorum) return true;
     this.assertQuorumPossible(outcomes);
@@ -73,8 +73,8 @@ export class QuorumLockStore implements LockStore {
   }
 
   /** Sent to every node, including those that did not grant the lock: a vote may have landed after a timeout. */
-  async release(keys: LockKeys, token: string): Promise<boolean> {
-    const outcomes = await this.onEveryNode((node) => node.run(RELEASE_LOCK_SCRIPT, [keys.lock], [token]));
+  async release(keys: LeaseKeys, token: string): Promise<boolean> {
+    const outcomes = await this.onEveryNode((node) => node.run(RELEASE_LOCK_SCRIPT, [keys.lease], [token]));
     if (outcomes.every((o) => o.status === 'rejected'))
       throw new QuorumUnreachableError(outcomes.length, outcomes.length, { cause: (outcomes[0] as PromiseRejectedResult).reason });
     return outcomes.some((o) => o.status === 'fulfilled' && o.value === 1);

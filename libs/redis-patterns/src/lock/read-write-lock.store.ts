@@ -1,15 +1,16 @@
 import { storeProvider } from '../core/connections/store-provider';
 import type { RedisExecutor } from '../core/scripts/redis-executor';
+import { type AttemptResult, toAttemptResult } from '../lease/attempt-result';
+import type { LeaseStore } from '../lease/lease.store';
+import { OrphanReleases } from '../lease/orphan-releases';
+import { RELEASE_SHARED_LEASE_SCRIPT } from '../lease/scripts/release-shared-lease.script';
+import { RedisSharedLeases } from '../lease/shared-leases';
 import type { ReadWriteKeys } from './lock-keys';
 import { LOCK_SETTINGS, type LockSettings } from './lock.options';
-import type { AttemptResult, LeaseStore } from './lock.store';
 import { MemoryReadWriteStore } from './memory/memory-read-write.store';
-import { OrphanReleases } from './orphan-releases';
 import { ACQUIRE_READ_SCRIPT } from './scripts/acquire-read.script';
 import { ACQUIRE_WRITE_SCRIPT } from './scripts/acquire-write.script';
-import { RELEASE_SHARED_LEASE_SCRIPT } from './scripts/release-shared-lease.script';
-import { RedisSharedLeases } from './shared-leases';
-import { SingleLockStore, toAttemptResult } from './single-lock-store';
+import { SingleLockStore } from './single-lock-store';
 
 /** A writer waiting for the lock: its id (the same for every attempt of one wait) and how long its mark lives. */
 export interface WaitingWriter {
@@ -28,9 +29,9 @@ export interface ReadWriteStore {
   acquireWrite(keys: ReadWriteKeys, token: string, ttlMs: number, waiting?: WaitingWriter): Promise<AttemptResult>;
   /** Takes down a waiting writer's mark (it gave up), so readers need not wait for the mark to expire. */
   withdraw(keys: ReadWriteKeys, waiterId: string): Promise<void>;
-  /** Extends and gives back read leases (`keys.lock`: the readers set). */
+  /** Extends and gives back read leases (`keys.lease`: the readers set). */
   readonly reads: LeaseStore;
-  /** Extends and gives back write leases (`keys.lock`: the writer key). */
+  /** Extends and gives back write leases (`keys.lease`: the writer key). */
   readonly writes: LeaseStore;
 }
 
@@ -57,7 +58,7 @@ export class RedisReadWriteStore implements ReadWriteStore {
     return this.redis
       .run(ACQUIRE_READ_SCRIPT, [keys.writer, keys.readers, keys.waiting, keys.fence], [token, ttlMs, this.fenceTtlMs])
       .then(toAttemptResult, (error: unknown) => {
-        this.orphans.release(token, error, () => this.reads.release({ lock: keys.readers, fence: keys.fence }, token));
+        this.orphans.release(token, error, () => this.reads.release({ lease: keys.readers, fence: keys.fence }, token));
         throw error;
       });
   }
@@ -67,7 +68,7 @@ export class RedisReadWriteStore implements ReadWriteStore {
     return this.redis
       .run(ACQUIRE_WRITE_SCRIPT, [keys.writer, keys.readers, keys.waiting, keys.fence], args)
       .then(toAttemptResult, (error: unknown) => {
-        this.orphans.release(token, error, () => this.writes.release({ lock: keys.writer, fence: keys.fence }, token));
+        this.orphans.release(token, error, () => this.writes.release({ lease: keys.writer, fence: keys.fence }, token));
         throw error;
       });
   }

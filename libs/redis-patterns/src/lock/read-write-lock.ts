@@ -1,7 +1,11 @@
-import type { Lock, LockContext } from './lock';
-import { checkMs, type LockKeys, type ReadWriteKeys } from './lock-keys';
+import type { AcquireOptions, TryAcquireOptions } from '../lease/acquire-options';
+import type { LeaseContext } from '../lease/lease';
+import { checkMs } from '../lease/lease-arguments';
+import type { LeaseKeys } from '../lease/lease-keys';
+import type { Lock } from './lock';
+import type { ReadWriteKeys } from './lock-keys';
 import type { LeaseSide } from './lock.store';
-import type { AcquireOptions, LockedWork, TryAcquireOptions } from './lock.service';
+import type { LockedWork } from './lock.service';
 import type { ReadWriteStore, WaitingWriter } from './read-write-lock.store';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 
@@ -11,13 +15,13 @@ import { InvalidArgumentError } from '../errors/invalid-argument.error';
  */
 export interface ReadWriteHost {
   readonly store: ReadWriteStore;
-  readonly readContext: LockContext;
-  readonly writeContext: LockContext;
+  readonly readContext: LeaseContext;
+  readonly writeContext: LeaseContext;
   /** How long a waiting writer's mark lives without a new attempt, in ms. */
   readonly waitMarkTtlMs: number;
   waiterId(): string;
-  tryAcquire(resource: string, keys: LockKeys, options: TryAcquireOptions, side: LeaseSide): Promise<Lock | null>;
-  acquire(resource: string, keys: LockKeys, options: AcquireOptions, side: LeaseSide): Promise<Lock>;
+  tryAcquire(resource: string, keys: LeaseKeys, options: TryAcquireOptions, side: LeaseSide): Promise<Lock | null>;
+  acquire(resource: string, keys: LeaseKeys, options: AcquireOptions, side: LeaseSide): Promise<Lock>;
   run<T>(lease: Lock, work: LockedWork<T>): Promise<T>;
 }
 
@@ -40,8 +44,8 @@ export interface ReadWriteHost {
  */
 export class ReadWriteLock {
   private readonly readSide: LeaseSide;
-  private readonly readLeaseKeys: LockKeys;
-  private readonly writeLeaseKeys: LockKeys;
+  private readonly readLeaseKeys: LeaseKeys;
+  private readonly writeLeaseKeys: LeaseKeys;
 
   /** @internal Created by LockService.readWrite. */
   constructor(
@@ -49,8 +53,8 @@ export class ReadWriteLock {
     private readonly keys: ReadWriteKeys,
     private readonly host: ReadWriteHost,
   ) {
-    this.readLeaseKeys = { lock: keys.readers, fence: keys.fence };
-    this.writeLeaseKeys = { lock: keys.writer, fence: keys.fence };
+    this.readLeaseKeys = { lease: keys.readers, fence: keys.fence };
+    this.writeLeaseKeys = { lease: keys.writer, fence: keys.fence };
     this.readSide = this.side(host.readContext, (token, ttlMs) => host.store.acquireRead(keys, token, ttlMs));
   }
 
@@ -97,7 +101,7 @@ export class ReadWriteLock {
     return this.side(this.host.writeContext, (token, ttlMs) => this.host.store.acquireWrite(this.keys, token, ttlMs, waiting));
   }
 
-  private side(context: LockContext, attempt: (token: string, ttlMs: number) => ReturnType<LeaseSide['attempt']>): LeaseSide {
+  private side(context: LeaseContext, attempt: (token: string, ttlMs: number) => ReturnType<LeaseSide['attempt']>): LeaseSide {
     // Every lease of the resource, read or write, wakes the local waiters of both on release: they wait on the fence key.
     return { context, attempt: (_keys, token, ttlMs) => attempt(token, ttlMs), waitKey: (keys) => keys.fence };
   }

@@ -1,7 +1,8 @@
 import type { RedisExecutor } from '../core/scripts/redis-executor';
-import type { LockKeys } from './lock-keys';
-import type { AttemptResult, LockStore } from './lock.store';
-import { OrphanReleases } from './orphan-releases';
+import { type AttemptResult, toAttemptResult } from '../lease/attempt-result';
+import type { LeaseKeys } from '../lease/lease-keys';
+import { OrphanReleases } from '../lease/orphan-releases';
+import type { LockStore } from './lock.store';
 import { ACQUIRE_LOCK_SCRIPT } from './scripts/acquire-lock.script';
 import { EXTEND_LOCK_SCRIPT } from './scripts/extend-lock.script';
 import { RELEASE_LOCK_SCRIPT } from './scripts/release-lock.script';
@@ -18,20 +19,20 @@ export class SingleLockStore implements LockStore {
     this.orphans = new OrphanReleases(redis.client);
   }
 
-  attempt(keys: LockKeys, token: string, ttlMs: number): Promise<AttemptResult> {
+  attempt(keys: LeaseKeys, token: string, ttlMs: number): Promise<AttemptResult> {
     const cleanUp = (error: unknown): never => {
       this.orphans.release(token, error, () => this.release(keys, token));
       throw error;
     };
     if (this.replication.replicas > 0) return this.attemptWithWait(keys, token, ttlMs).catch(cleanUp);
     // The common case stays one promise deep: no async wrappers on the hot path.
-    return this.redis.run(ACQUIRE_LOCK_SCRIPT, [keys.lock, keys.fence], [token, ttlMs, this.fenceTtlMs]).then(toAttemptResult, cleanUp);
+    return this.redis.run(ACQUIRE_LOCK_SCRIPT, [keys.lease, keys.fence], [token, ttlMs, this.fenceTtlMs]).then(toAttemptResult, cleanUp);
   }
 
-  private async attemptWithWait(keys: LockKeys, token: string, ttlMs: number): Promise<AttemptResult> {
+  private async attemptWithWait(keys: LeaseKeys, token: string, ttlMs: number): Promise<AttemptResult> {
     // WAIT must follow the script on the same connection: one round trip plus the replication delay.
     const { replicas, timeoutMs } = this.replication;
-    const keysOf = [keys.lock, keys.fence];
+    const keysOf = [keys.lease, keys.fence];
     const args = [token, ttlMs, this.fenceTtlMs];
     const { reply, acks, waitError } = await this.redis.runThenWait(ACQUIRE_LOCK_SCRIPT, keysOf, args, replicas, timeoutMs);
     const result = toAttemptResult(reply);
@@ -46,21 +47,15 @@ export class SingleLockStore implements LockStore {
     return result;
   }
 
-  extend(keys: LockKeys, token: string, ttlMs: number): Promise<boolean> {
-    return this.redis.run(EXTEND_LOCK_SCRIPT, [keys.lock], [token, ttlMs]).then(isOne);
+  extend(keys: LeaseKeys, token: string, ttlMs: number): Promise<boolean> {
+    return this.redis.run(EXTEND_LOCK_SCRIPT, [keys.lease], [token, ttlMs]).then(isOne);
   }
 
-  release(keys: LockKeys, token: string): Promise<boolean> {
-    return this.redis.run(RELEASE_LOCK_SCRIPT, [keys.lock], [token]).then(isOne);
+  release(keys: LeaseKeys, token: string): Promise<boolean> {
+    return this.redis.run(RELEASE_LOCK_SCRIPT, [keys.lease], [token]).then(isOne);
   }
 }
 
 function isOne(reply: number): boolean {
   return reply === 1;
-}
-
-/** Parses the acquire script's reply. */
-export function toAttemptResult(reply: [number, string | number]): AttemptResult {
-  if (Number(reply[0]) === 1) return { acquired: true, fencingToken: Number(reply[1]) };
-  return { acquired: false, reason: 'contention', retryAfterMs: Math.max(0, Number(reply[1])) };
 }

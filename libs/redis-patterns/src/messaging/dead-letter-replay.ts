@@ -38,7 +38,7 @@ const MAX_PAGE = 1000;
 export async function replayDeadLetters(
   store: StreamsStore,
   keys: { source: string; deadLetter: string },
-  options: { count: number; maxLen: number; toFields: (fields: OriginalFields) => string[] },
+  options: { count: number; maxLength: number; toFields: (fields: OriginalFields) => string[] },
 ): Promise<DeadLetterReplay> {
   const pageSize = Math.min(Math.max(options.count, MIN_PAGE), MAX_PAGE);
   const skipped: SkippedDeadLetter[] = [];
@@ -53,7 +53,7 @@ export async function replayDeadLetters(
         skipped.push({ id: entry.id, reason: original });
         continue;
       }
-      await store.add(keys.source, options.toFields(original), options.maxLen);
+      await store.add(keys.source, options.toFields(original), options.maxLength);
       await store.delete(keys.deadLetter, [entry.id]);
       replayed++;
     }

@@ -47,7 +47,7 @@ const MAX_ERROR_LENGTH = 2000;
 export async function deadLetter(
   store: StreamsStore,
   keys: { source: string; deadLetter: string },
-  maxLen: number,
+  maxLength: number,
   letter: DeadLetter,
 ): Promise<void> {
   const F = DEAD_LETTER_FIELDS;
@@ -70,5 +70,5 @@ export async function deadLetter(
     String(Date.now()),
   ];
   appendTraceFields(fields, {}, letter.trace);
-  await store.deadLetter({ key: keys.source, group: letter.group, id: letter.sourceId }, keys.deadLetter, fields, maxLen);
+  await store.deadLetter({ key: keys.source, group: letter.group, id: letter.sourceId }, keys.deadLetter, fields, maxLength);
 }

@@ -30,7 +30,7 @@ export interface BatchContext {
   readonly settings: ResolvedConsumerSettings;
   readonly store: StreamsStore;
   readonly keys: { source: string; deadLetter: string };
-  readonly deadLetterMaxLen: number;
+  readonly deadLetterMaxLength: number;
   readonly handler: StreamHandler;
   readonly stats: StreamConsumerStats;
   readonly metrics: StreamConsumerMetrics;
@@ -58,7 +58,7 @@ export async function processBatch(
   const giveUp = (entry: DeliveredEntry, error: string, trace: TraceCarrier | undefined): void => {
     stats.deadLettered++;
     letters.push(
-      deadLetter(ctx.store, ctx.keys, ctx.deadLetterMaxLen, {
+      deadLetter(ctx.store, ctx.keys, ctx.deadLetterMaxLength, {
         sourceStream: settings.stream,
         sourceId: entry.id,
         group: settings.group,

@@ -30,7 +30,7 @@ export interface StreamConsumerDeps {
   /** This consumer's own reader (its reads block); closed when the consumer stops. */
   readonly reader: StreamReader;
   readonly keys: { source: string; deadLetter: string };
-  readonly deadLetterMaxLen: number;
+  readonly deadLetterMaxLength: number;
   readonly logger: LoggerService;
 }
 
@@ -71,7 +71,7 @@ export class StreamConsumerLoop implements StreamConsumerHandle {
       settings: deps.settings,
       store: deps.store,
       keys: deps.keys,
-      deadLetterMaxLen: deps.deadLetterMaxLen,
+      deadLetterMaxLength: deps.deadLetterMaxLength,
       handler: deps.handler,
       stats: this.stats,
       metrics: new StreamConsumerMetrics(deps.settings.stream, deps.settings.group),

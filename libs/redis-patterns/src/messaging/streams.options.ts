@@ -8,7 +8,7 @@ export interface StreamsOptions {
   /** Name of the connection this pattern uses (default: the default connection). */
   connection?: string;
   /** Approximate length cap applied by `add()` (XADD MAXLEN ~), default 100000. */
-  maxLen?: number;
+  maxLength?: number;
   /** Entries read (and acknowledged) per XREADGROUP, default 100. */
   batchSize?: number;
   /** How long one XREADGROUP waits for new entries, in ms (default 2000). */
@@ -22,19 +22,19 @@ export interface StreamsOptions {
   /** How long `stop()` waits for in-flight handlers, in ms (default 10000). */
   stopTimeoutMs?: number;
   /** Approximate length cap of dead-letter streams, default 10000. */
-  deadLetterMaxLen?: number;
+  deadLetterMaxLength?: number;
 }
 
 /** The defaults of {@link StreamsOptions}. */
 export const STREAMS_DEFAULTS = {
-  maxLen: 100_000,
+  maxLength: 100_000,
   batchSize: 100,
   blockMs: 2000,
   concurrency: 1,
   claimIdleMs: 30_000,
   maxDeliveries: 5,
   stopTimeoutMs: 10_000,
-  deadLetterMaxLen: 10_000,
+  deadLetterMaxLength: 10_000,
 } as const;
 
 /** The `streams` section with every default applied, resolved once at startup (frozen). */
@@ -45,14 +45,14 @@ export const STREAMS_SETTINGS = Symbol('StreamsSettings');
 
 /** The numeric options and their rules; `consume()` arguments and `@StreamConsumer` options reuse them. */
 export const STREAMS_NUMBER_RULES = {
-  maxLen: { min: 1, integer: true },
+  maxLength: { min: 1, integer: true },
   batchSize: { min: 1, max: 10_000, integer: true },
   blockMs: { min: 1, max: 3_600_000, integer: true, unit: 'ms' },
   concurrency: { min: 1, max: 10_000, integer: true },
   claimIdleMs: { min: 1, integer: true, unit: 'ms' },
   maxDeliveries: { min: 1, max: 1_000_000, integer: true },
   stopTimeoutMs: { min: 0, integer: true, unit: 'ms' },
-  deadLetterMaxLen: { min: 1, integer: true },
+  deadLetterMaxLength: { min: 1, integer: true },
 } as const;
 
 const STREAMS_SECTION = optionsSection<StreamsSettings>(

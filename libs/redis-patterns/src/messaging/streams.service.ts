@@ -58,19 +58,21 @@ export class StreamsService implements BeforeApplicationShutdown {
   }
 
   /**
-   * Appends an entry and resolves to its id. The stream is capped with approximate trimming (`MAXLEN ~ maxLen`,
-   * default from `streams.maxLen`): a stream is bounded by length instead of a TTL. Trimming can drop entries a
-   * group has not read yet, so size `maxLen` for the worst consumer backlog. Inside a traced span (an OpenTelemetry
+   * Appends an entry and resolves to its id. The stream is capped with approximate trimming (`MAXLEN ~ maxLength`,
+   * default from `streams.maxLength`): a stream is bounded by length instead of a TTL. Trimming can drop entries a
+   * group has not read yet, so size `maxLength` for the worst consumer backlog. Inside a traced span (an OpenTelemetry
    * SDK registered) the entry also gets `traceparent` (and `tracestate`) fields, which consumers strip again.
    * @throws RedisUnavailableError when Redis is unreachable (503 with `Retry-After` over HTTP).
    */
-  async add(stream: string, fields: StreamFields, options: { maxLen?: number } = {}): Promise<string> {
+  async add(stream: string, fields: StreamFields, options: { maxLength?: number } = {}): Promise<string> {
     const key = this.keyOf(stream);
     const flat = flattenFields(fields);
     if (this.tracer.live) appendTraceFields(flat, fields, this.tracer.inject());
-    const maxLen =
-      options.maxLen === undefined ? this.settings.maxLen : checkArg(options.maxLen, 'options.maxLen', STREAMS_NUMBER_RULES.maxLen);
-    return this.store.add(key, flat, maxLen);
+    const maxLength =
+      options.maxLength === undefined
+        ? this.settings.maxLength
+        : checkArg(options.maxLength, 'options.maxLength', STREAMS_NUMBER_RULES.maxLength);
+    return this.store.add(key, flat, maxLength);
   }
 
   /**
@@ -104,7 +106,7 @@ export class StreamsService implements BeforeApplicationShutdown {
         source: this.keys.key(STREAM_NAMESPACE, settings.stream),
         deadLetter: this.keys.key(STREAM_NAMESPACE, settings.deadLetterStream),
       },
-      deadLetterMaxLen: this.settings.deadLetterMaxLen,
+      deadLetterMaxLength: this.settings.deadLetterMaxLength,
       logger: this.logger,
     });
     this.consumers.set(consumer, { stream: settings.stream, group: settings.group, key: this.keys.key(STREAM_NAMESPACE, settings.stream) });
@@ -134,7 +136,7 @@ export class StreamsService implements BeforeApplicationShutdown {
       { source, deadLetter },
       {
         count,
-        maxLen: this.settings.maxLen,
+        maxLength: this.settings.maxLength,
         toFields: (fields) => {
           const flat = flattenFields(fields);
           // The entry keeps the trace context it had; one without joins the replaying span's trace.

@@ -41,8 +41,8 @@ export interface StreamReader {
  * Every method rejects when the store cannot answer.
  */
 export interface StreamsStore {
-  /** Appends an entry, trimming the stream to about `maxLen` entries; resolves to the new entry's id. */
-  add(key: string, fields: readonly string[], maxLen: number): Promise<string>;
+  /** Appends an entry, trimming the stream to about `maxLength` entries; resolves to the new entry's id. */
+  add(key: string, fields: readonly string[], maxLength: number): Promise<string>;
   /** Creates `group` reading from the start of the stream (creating the stream if needed); false when it existed. */
   createGroup(key: string, group: string): Promise<boolean>;
   /**
@@ -57,14 +57,14 @@ export interface StreamsStore {
   /** Acknowledges entries of a group; resolves to how many were pending. */
   ack(key: string, group: string, ids: readonly string[]): Promise<number>;
   /**
-   * Appends `fields` to the dead-letter stream (trimmed to about `maxLen`), then acknowledges `source.id`. Not
+   * Appends `fields` to the dead-letter stream (trimmed to about `maxLength`), then acknowledges `source.id`. Not
    * atomic: a failure in between leaves the entry pending, so it may be dead-lettered twice, never lost.
    */
   deadLetter(
     source: { key: string; group: string; id: string },
     deadLetterKey: string,
     fields: readonly string[],
-    maxLen: number,
+    maxLength: number,
   ): Promise<void>;
   /** The oldest `count` entries of a stream, or of those after entry `after` (exclusive) when given. */
   range(key: string, count: number, after?: string): Promise<RawEntry[]>;
@@ -102,8 +102,8 @@ export class RedisStreamsStore implements StreamsStore {
     this.redis = connections.executor(connection);
   }
 
-  add(key: string, fields: readonly string[], maxLen: number): Promise<string> {
-    return this.redis.call('xadd', key, 'MAXLEN', '~', maxLen, '*', fields);
+  add(key: string, fields: readonly string[], maxLength: number): Promise<string> {
+    return this.redis.call('xadd', key, 'MAXLEN', '~', maxLength, '*', fields);
   }
 
   async createGroup(key: string, group: string): Promise<boolean> {
@@ -139,10 +139,10 @@ export class RedisStreamsStore implements StreamsStore {
     source: { key: string; group: string; id: string },
     deadLetterKey: string,
     fields: readonly string[],
-    maxLen: number,
+    maxLength: number,
   ): Promise<void> {
     // Two commands, copy first: the streams may live in different cluster slots.
-    await this.add(deadLetterKey, fields, maxLen);
+    await this.add(deadLetterKey, fields, maxLength);
     await this.ack(source.key, source.group, [source.id]);
   }
 

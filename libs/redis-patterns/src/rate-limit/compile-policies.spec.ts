@@ -54,11 +54,34 @@ describe('compilePolicies', () => {
     expect(fieldOf(() => compilePolicies({ algorithm: 'fixed-window', limit: -1, windowMs: 1 }, 'policy', error))).toBe('policy.limit');
     expect(fieldOf(() => compilePolicies({ algorithm: 'nope' }, 'policy', error))).toBe('policy.algorithm');
     expect(fieldOf(() => compilePolicies([], 'policy', error))).toBe('policy');
-    expect(fieldOf(() => compilePolicies({ algorithm: 'sliding-window', limit: 1_000_000, windowMs: 1 }, 'policy', error))).toBe(
+    expect(fieldOf(() => compilePolicies({ algorithm: 'sliding-log', limit: 1_000_000, windowMs: 1 }, 'policy', error))).toBe(
       'policy.limit',
     );
     const twice = { algorithm: 'fixed-window', limit: 1, windowMs: 1 };
     expect(fieldOf(() => compilePolicies([twice, { ...twice }], 'policy', error))).toBe('policy[1]');
+  });
+
+  it("rejects the name 'sliding-window', renamed 'sliding-log' in 1.0, naming the new name; the counter keeps its name", () => {
+    // The service's error factory (rate-limiter.service.ts); a decorator's raises InvalidOptionsError at startup alike.
+    const argumentError: PolicyErrorFactory = (field, expected, received) =>
+      new InvalidArgumentError(field, `expected ${expected}, received ${received}`);
+    const renamed = () => compilePolicies({ algorithm: 'sliding-window', limit: 5, windowMs: 1000 }, 'policy', argumentError);
+    expect(renamed).toThrow(InvalidArgumentError);
+    expect(renamed).toThrow(
+      `Invalid argument "policy.algorithm": expected 'sliding-log' ('sliding-window' was renamed 'sliding-log' in 1.0; ` +
+        `'sliding-window-counter' keeps its name), received "sliding-window"`,
+    );
+    // In a list too.
+    const list = [
+      { algorithm: 'fixed-window', limit: 5, windowMs: 1000 },
+      { algorithm: 'sliding-window', limit: 5, windowMs: 1000 },
+    ];
+    expect(fieldOf(() => compilePolicies(list, 'policy', error))).toBe('policy[1].algorithm');
+    // The new name compiles to the same algorithm and keys (tag `sw`) as before; the counter is unchanged.
+    const [log] = compilePolicies({ algorithm: 'sliding-log', limit: 5, windowMs: 1000 }, 'policy', error).policies;
+    expect(log).toMatchObject({ algorithm: 'sliding-log', code: 2, suffix: 'sw:5:1000' });
+    const [counter] = compilePolicies({ algorithm: 'sliding-window-counter', limit: 5, windowMs: 1000 }, 'policy', error).policies;
+    expect(counter).toMatchObject({ algorithm: 'sliding-window-counter', code: 3, suffix: 'swc2:5:1000' });
   });
 
   it('accepts a fractional cost only where every policy allows one', () => {

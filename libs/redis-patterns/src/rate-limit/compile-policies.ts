@@ -8,11 +8,24 @@ export type PolicyErrorFactory = (field: string, expected: string, received: str
 /** Algorithm codes shared with the Lua script (ARGV) and the in-memory fallback. */
 export const ALGORITHM_CODES: Readonly<Record<RateLimitAlgorithm, number>> = {
   'fixed-window': 1,
-  'sliding-window': 2,
+  'sliding-log': 2,
   'sliding-window-counter': 3,
   'token-bucket': 4,
   gcra: 5,
 };
+
+/**
+ * Algorithm names 1.0 renamed, with what a policy naming one is told: it fails validation like any unknown algorithm
+ * (at startup for a decorator), the message naming the new name.
+ */
+const RENAMED_ALGORITHMS: ReadonlyMap<unknown, string> = new Map([
+  ['sliding-window', "'sliding-log' ('sliding-window' was renamed 'sliding-log' in 1.0; 'sliding-window-counter' keeps its name)"],
+]);
+
+/** What an `algorithm` field expects, for its error: the new name of a renamed algorithm, else one of `algorithms`. */
+export function expectedAlgorithm(received: unknown, algorithms: readonly string[]): string {
+  return RENAMED_ALGORITHMS.get(received) ?? `one of ${algorithms.map((a) => `'${a}'`).join(', ')}`;
+}
 
 /** One validated policy in the form the script and the headers need, computed once. */
 export interface CompiledPolicy {
@@ -145,7 +158,7 @@ function compileOne(policy: unknown, path: string, error: PolicyErrorFactory, de
   if (!isPlainObject(policy)) throw error(path, 'a policy object', describeValue(policy));
   const algorithm = policy.algorithm as RateLimitAlgorithm;
   if (!RATE_LIMIT_ALGORITHMS.includes(algorithm)) {
-    throw error(`${path}.algorithm`, `one of ${RATE_LIMIT_ALGORITHMS.map((a) => `'${a}'`).join(', ')}`, describeValue(policy.algorithm));
+    throw error(`${path}.algorithm`, expectedAlgorithm(policy.algorithm, RATE_LIMIT_ALGORITHMS), describeValue(policy.algorithm));
   }
   const name = defaultName;
   const int = (field: string, max: number): number => {
@@ -205,10 +218,10 @@ function compileOne(policy: unknown, path: string, error: PolicyErrorFactory, de
     }
     default: {
       // A sliding log holds one sorted-set member per unit: bound it so one identity cannot take megabytes.
-      const limit = int('limit', algorithm === 'sliding-window' ? MAX_LOG_LIMIT : MAX_LIMIT);
+      const limit = int('limit', algorithm === 'sliding-log' ? MAX_LOG_LIMIT : MAX_LIMIT);
       const windowMs = int('windowMs', MAX_WINDOW_MS);
-      // swc2: as tb2 above.
-      const tag = algorithm === 'fixed-window' ? 'fw' : algorithm === 'sliding-window' ? 'sw' : 'swc2';
+      // swc2: as tb2 above. `sw`: the sliding log's tag from before its rename (same state, so existing keys still count).
+      const tag = algorithm === 'fixed-window' ? 'fw' : algorithm === 'sliding-log' ? 'sw' : 'swc2';
       return {
         algorithm,
         code,

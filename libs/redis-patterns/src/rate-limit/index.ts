@@ -19,7 +19,7 @@ export type {
 } from './rate-limit-policy';
 export type { RateLimitDecoratorOptions, RateLimitPolicyResolver } from './resolve-limiter';
 export { clientAddress } from './client-address';
-export { RateLimitExceededError } from './rate-limit-exceeded.error';
-export { RateLimitUnavailableError } from './rate-limit-unavailable.error';
+export { RateLimitDeniedError } from './rate-limit-denied.error';
+export type { RateLimitDenialReason } from './rate-limit-denied.error';
 export { RateLimitIdentityError } from './rate-limit-identity.error';
 export type { RateLimitKey } from './rate-limit-key';

@@ -13,10 +13,10 @@ export interface WindowPolicy extends PolicyBlocking {
   /**
    * - `fixed-window`: one counter per window, the window starting at the first hit (cheapest, allows up to 2×limit
    *   across a window boundary);
-   * - `sliding-window`: an exact log of hits (a sorted set, O(limit) memory);
+   * - `sliding-log`: an exact log of hits (a sorted set, O(limit) memory);
    * - `sliding-window-counter`: two-window weighted estimate (O(1) memory, approximate).
    */
-  readonly algorithm: 'fixed-window' | 'sliding-window' | 'sliding-window-counter';
+  readonly algorithm: 'fixed-window' | 'sliding-log' | 'sliding-window-counter';
   /** Units allowed per window (integer ≥ 1). */
   readonly limit: number;
   /** Window length in ms (integer ≥ 1). */
@@ -45,7 +45,7 @@ export interface GcraPolicy extends PolicyBlocking {
 export type RateLimitPolicy = WindowPolicy | TokenBucketPolicy | GcraPolicy;
 
 /** The algorithms, as accepted in `policy.algorithm`. */
-export const RATE_LIMIT_ALGORITHMS = ['fixed-window', 'sliding-window', 'sliding-window-counter', 'token-bucket', 'gcra'] as const;
+export const RATE_LIMIT_ALGORITHMS = ['fixed-window', 'sliding-log', 'sliding-window-counter', 'token-bucket', 'gcra'] as const;
 export type RateLimitAlgorithm = (typeof RATE_LIMIT_ALGORITHMS)[number];
 
 /** The state of one policy after a decision. */

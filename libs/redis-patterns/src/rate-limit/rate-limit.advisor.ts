@@ -1,6 +1,6 @@
 import { type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../core/advice/method-advice.interface';
-import { RateLimitExceededError } from './rate-limit-exceeded.error';
+import { RateLimitDeniedError } from './rate-limit-denied.error';
 import { rateLimitHeaders } from './rate-limit-headers';
 import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit.options';
 import { RateLimitIdentity, type LimiterKeyParts } from './rate-limit-identity';
@@ -33,7 +33,8 @@ export class RateLimitAdvisor implements MethodAdvisor<RateLimitMetadata> {
     const decide = async (identity: LimiterKeyParts, policyArgs: readonly unknown[], proceed: () => Promise<unknown>): Promise<unknown> => {
       const compiled = resolved.compiled ?? (await policiesOf(resolved, policyArgs));
       const decision = await this.limiter.decide(identity, compiled, cost, outage, name);
-      if (!decision.allowed) throw new RateLimitExceededError(decision, name, rateLimitHeaders(decision, compiled, legacy));
+      if (!decision.allowed)
+        throw new RateLimitDeniedError(name, 'exceeded', { decision, headers: rateLimitHeaders(decision, compiled, legacy) });
       return proceed();
     };
     const onHandlerCall = async (context: ExecutionContext, proceed: () => Promise<unknown>): Promise<unknown> => {

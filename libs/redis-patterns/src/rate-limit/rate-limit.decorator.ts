@@ -15,7 +15,7 @@ import { type RateLimitDecoratorOptions, type RateLimitPolicyResolver, toMetadat
  *   before the handler runs; the budget is per client address unless `key` says otherwise.
  * - On other handlers: a denial reaches the caller in the transport's form (an RPC error, a WebSocket `exception`
  *   event, a GraphQL error), each with `retryAfterMs`; see docs/decorator-mechanism.md for identities.
- * - On a provider method: a denied call throws `RateLimitExceededError` carrying the decision.
+ * - On a provider method: a denied call throws `RateLimitDeniedError` carrying the decision.
  *
  * Invalid policies fail application startup with an `InvalidOptionsError` naming the field.
  *
@@ -25,7 +25,7 @@ import { type RateLimitDecoratorOptions, type RateLimitPolicyResolver, toMetadat
  * stays one script call. `skipIf` (same arguments) exempts a call.
  *
  * @example
- * @RateLimit({ algorithm: 'sliding-window', limit: 10, windowMs: 1000 })
+ * @RateLimit({ algorithm: 'sliding-log', limit: 10, windowMs: 1000 })
  * @Get('search') search() {}
  *
  * @RateLimit([{ algorithm: 'gcra', limit: 10, periodMs: 1000 }, { algorithm: 'fixed-window', limit: 1000, windowMs: 86_400_000 }],

@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { toContextError } from '../core/advice/context-errors';
 import { isAdvisedWrapper } from '../core/advice/create-advised-decorator';
 import { setResponseHeader } from '../core/advice/handler-call';
-import { RateLimitExceededError } from './rate-limit-exceeded.error';
+import { RateLimitDeniedError } from './rate-limit-denied.error';
 import { RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA } from './rate-limit.constants';
 import { rateLimitHeaders } from './rate-limit-headers';
 import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit.options';
@@ -93,10 +93,13 @@ export class RateLimitGuard implements CanActivate {
       const headers = rateLimitHeaders(decision, compiled, legacy);
       const response = context.switchToHttp().getResponse<unknown>();
       for (const name in headers) setResponseHeader(response, name, headers[name]);
-      if (!decision.allowed) throw toContextError(new RateLimitExceededError(decision, limiter.name), context);
+      if (!decision.allowed) throw toContextError(new RateLimitDeniedError(limiter.name, 'exceeded', { decision }), context);
     } else if (!decision.allowed) {
       // Outside HTTP the headers go with the denial only (a GraphQL response over HTTP carries them).
-      throw toContextError(new RateLimitExceededError(decision, limiter.name, rateLimitHeaders(decision, compiled, legacy)), context);
+      throw toContextError(
+        new RateLimitDeniedError(limiter.name, 'exceeded', { decision, headers: rateLimitHeaders(decision, compiled, legacy) }),
+        context,
+      );
     }
     return true;
   }

@@ -16,7 +16,7 @@ export interface RateLimitOptions {
   connection?: string;
   /**
    * Default outage policy: allow calls when Redis cannot decide (default true; logged and counted). `false` fails
-   * closed (`RateLimitUnavailableError`, HTTP 503). Each limiter may override it. It covers outages only: when Redis
+   * closed (`RateLimitDeniedError` with reason `unavailable`, HTTP 503). Each limiter may override it. It covers outages only: when Redis
    * refuses the limiter (`RedisRefusedError`: an ACL without scripting, a renamed command, a key of another type)
    * every decision fails closed (HTTP 503), whatever this and `inMemoryFallback` say.
    */

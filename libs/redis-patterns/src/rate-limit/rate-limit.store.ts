@@ -53,7 +53,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   adjust(keys: readonly string[], compiled: CompiledPolicies, delta: number): Promise<number[]> {
-    const log = compiled.policies.some((p) => p.algorithm === 'sliding-window');
+    const log = compiled.policies.some((p) => p.algorithm === 'sliding-log');
     return this.redis.run(ADJUST_SCRIPT, keys, [String(delta), log ? this.nextNonce() : '', ...compiled.args.map(String)]);
   }
 

@@ -4,7 +4,6 @@ import { ThrottledLog } from '../core/logging/throttled-log';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { RedisRefusedError } from '../errors/redis-refused.error';
-import { RateLimitUnavailableError } from './rate-limit-unavailable.error';
 import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit.options';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { checkCost, compilePolicies, type CompiledPolicies, type PolicyErrorFactory } from './compile-policies';
@@ -16,6 +15,7 @@ import type {
   RateLimitOutageOptions,
   RateLimitPolicy,
 } from './rate-limit-policy';
+import { RateLimitDeniedError } from './rate-limit-denied.error';
 import { RateLimitMetrics } from './rate-limit.metrics';
 import { RATE_LIMIT_STORE, type RateLimitStore } from './rate-limit.store';
 import { failOpenDecision, toDecision } from './to-decision';
@@ -43,7 +43,7 @@ export interface RateLimitOutageStats {
  *
  * @example
  * const decision = await limiter.consume(['login', email.normalize('NFKC').trim().toLowerCase()], [
- *   { algorithm: 'sliding-window', limit: 5, windowMs: 60_000 },
+ *   { algorithm: 'sliding-log', limit: 5, windowMs: 60_000 },
  *   { algorithm: 'fixed-window', limit: 50, windowMs: 86_400_000 },
  * ]);
  * if (!decision.allowed) throw new TooManyRequests(decision.retryAfterMs);
@@ -75,7 +75,7 @@ export class RateLimiterService implements BeforeApplicationShutdown {
    * and then consumed from all of them; a denial consumes from none.
    *
    * @throws InvalidArgumentError naming the field (e.g. `policy[1].windowMs`, `cost`) before anything is written.
-   * @throws RateLimitUnavailableError when Redis cannot decide and the limiter fails closed.
+   * @throws RateLimitDeniedError (reason `unavailable`) when Redis cannot decide and the limiter fails closed.
    * @throws RedisRefusedError when Redis refuses the limiter (an ACL without scripting, a renamed command, a key of
    *   another type): a configuration error, never failed open nor decided in memory, whatever `failOpen` says.
    */
@@ -102,7 +102,7 @@ export class RateLimiterService implements BeforeApplicationShutdown {
    * state afterwards.
    *
    * @throws InvalidArgumentError naming the field, before anything is written.
-   * @throws RateLimitUnavailableError when Redis cannot answer (nothing is refunded; the in-memory fallback is not
+   * @throws RateLimitDeniedError (reason `unavailable`) when Redis cannot answer (nothing is refunded; the in-memory fallback is not
    *   touched).
    * @throws RedisRefusedError when Redis refuses the script (a configuration error).
    */
@@ -115,7 +115,7 @@ export class RateLimiterService implements BeforeApplicationShutdown {
    * e.g. for a failed login counted against the caller. Does not start a block. Resolves to each policy's state.
    *
    * @throws InvalidArgumentError naming the field, before anything is written.
-   * @throws RateLimitUnavailableError when Redis cannot answer.
+   * @throws RateLimitDeniedError (reason `unavailable`) when Redis cannot answer.
    * @throws RedisRefusedError when Redis refuses the script (a configuration error).
    */
   penalize(key: RateLimitKey, policy: RateLimitPolicy | readonly RateLimitPolicy[], cost?: number): Promise<readonly RateLimitBalance[]> {
@@ -199,7 +199,7 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     const compiled = compilePolicies(policy, 'policy', argumentError);
     const units = checkCost(cost, compiled, argumentError);
     const outage = this.store.outage;
-    if (outage !== undefined) throw new RateLimitUnavailableError(label, { cause: outage });
+    if (outage !== undefined) throw new RateLimitDeniedError(label, 'unavailable', { cause: outage });
     // State keys only: a refund or penalty leaves blocks as they are.
     const keys = this.keysFor(parts, compiled).slice(0, compiled.policies.length);
     let reply: number[];
@@ -210,7 +210,7 @@ export class RateLimiterService implements BeforeApplicationShutdown {
         this.logRefusal(error, label);
         throw error;
       }
-      throw this.store.isOutage(error) ? new RateLimitUnavailableError(label, { cause: error }) : error;
+      throw this.store.isOutage(error) ? new RateLimitDeniedError(label, 'unavailable', { cause: error }) : error;
     }
     return compiled.policies.map((p, i) => ({ limit: p.limit, remaining: Number(reply[2 * i]), resetMs: Number(reply[2 * i + 1]) }));
   }
@@ -242,7 +242,7 @@ export class RateLimiterService implements BeforeApplicationShutdown {
     }
     this.stats.failedClosed++;
     this.metrics.record(metricName, 'failed_closed', startedAt);
-    throw new RateLimitUnavailableError(limiter, { cause: error });
+    throw new RateLimitDeniedError(limiter, 'unavailable', { cause: error });
   }
 
   // An outage fails every request: log the first failure, then at most one line every 10 s.

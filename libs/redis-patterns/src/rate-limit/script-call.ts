@@ -5,7 +5,7 @@ import { CONSUME_SCRIPT } from './scripts/consume.script';
 import { multiFixedWindowScript } from './scripts/multi-fixed-window.script';
 import { singleFixedWindowScript } from './scripts/single-fixed-window.script';
 import { singleSlidingWindowCounterScript } from './scripts/single-sliding-window-counter.script';
-import { singleSlidingWindowScript } from './scripts/single-sliding-window.script';
+import { singleSlidingLogScript } from './scripts/single-sliding-log.script';
 import { singleTokenBucketScript } from './scripts/single-token-bucket.script';
 
 /** What a policy contributes to a script call. */
@@ -32,7 +32,7 @@ export interface ScriptCall {
 // One policy, the common case: a script per algorithm with only that algorithm's commands (see scripts/single-*).
 const SINGLE: Readonly<Record<RateLimitAlgorithm, RedisScript<number[]>>> = {
   'fixed-window': singleFixedWindowScript,
-  'sliding-window': singleSlidingWindowScript,
+  'sliding-log': singleSlidingLogScript,
   'sliding-window-counter': singleSlidingWindowCounterScript,
   'token-bucket': singleTokenBucketScript,
   // GCRA is decided in its token-bucket form (see compile-policies.ts).
@@ -52,7 +52,7 @@ export function scriptCallFor(policies: readonly CallPolicy[]): ScriptCall {
   const blocking = policies.some((p) => p.blockMs > 0);
   if (policies.length === 1 && !blocking) {
     const [{ algorithm, a, b }] = policies;
-    const log = algorithm === 'sliding-window';
+    const log = algorithm === 'sliding-log';
     // Single-policy ARGV: cost, a, b (, nonce).
     return {
       script: SINGLE[algorithm],
@@ -60,7 +60,7 @@ export function scriptCallFor(policies: readonly CallPolicy[]): ScriptCall {
       nonceIndex: log ? 3 : -1,
     };
   }
-  const log = policies.some((p) => p.algorithm === 'sliding-window');
+  const log = policies.some((p) => p.algorithm === 'sliding-log');
   // Only fixed windows (per second + per day, the common pair): their own script, no clock, no closures.
   if (!blocking && policies.every((p) => p.algorithm === 'fixed-window')) {
     const tail = policies.flatMap((p) => [String(p.code), String(p.a), String(p.b)]);

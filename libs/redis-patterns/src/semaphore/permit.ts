@@ -1,5 +1,6 @@
-import { Lock, type LockContext } from '../lock/lock';
-import type { LockKeys } from '../lock/lock-keys';
+import type { LeaseContext } from '../lease/lease';
+import type { LeaseKeys } from '../lease/lease-keys';
+import { Lock } from '../lock/lock';
 import type { LockLostError } from '../lock/lock-lost.error';
 import { PermitLostError } from './permit-lost.error';
 
@@ -17,10 +18,10 @@ export class Permit extends Lock {
     readonly permits: number,
     token: string,
     fencingToken: number,
-    keys: LockKeys,
+    keys: LeaseKeys,
     ttlMs: number,
     startedAt: number,
-    context: LockContext,
+    context: LeaseContext,
   ) {
     super(semaphore, token, fencingToken, keys, ttlMs, startedAt, context);
   }

@@ -1,9 +1,5 @@
 import { KeyBuilder } from '../core/keys/key-builder';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
-import { ACQUIRE_READ_SCRIPT } from '../lock/scripts/acquire-read.script';
-import { ACQUIRE_WRITE_SCRIPT } from '../lock/scripts/acquire-write.script';
-import { EXTEND_SHARED_LEASE_SCRIPT } from '../lock/scripts/extend-shared-lease.script';
-import { RELEASE_SHARED_LEASE_SCRIPT } from '../lock/scripts/release-shared-lease.script';
 import { ACQUIRE_PERMIT_SCRIPT } from './scripts/acquire-permit.script';
 import { checkPermits, semaphoreKeys } from './semaphore-keys';
 
@@ -11,11 +7,11 @@ describe('semaphore keys', () => {
   const keys = new KeyBuilder('app');
 
   it('puts the holders and the fencing counter under one hash tag, with plain names verbatim', () => {
-    expect(semaphoreKeys(keys, 'pdf-render')).toEqual({ lock: 'app:semaphore:{pdf-render}', fence: 'app:semaphore:{pdf-render}:fence' });
+    expect(semaphoreKeys(keys, 'pdf-render')).toEqual({ lease: 'app:semaphore:{pdf-render}', fence: 'app:semaphore:{pdf-render}:fence' });
   });
 
   it('escapes user input so it cannot break out of the hash tag', () => {
-    expect(semaphoreKeys(keys, 'a}:{b').lock).toBe('app:semaphore:{a%7D%3A%7Bb}');
+    expect(semaphoreKeys(keys, 'a}:{b').lease).toBe('app:semaphore:{a%7D%3A%7Bb}');
   });
 
   it('accepts positive integer permit counts only, naming the argument', () => {
@@ -25,14 +21,11 @@ describe('semaphore keys', () => {
   });
 });
 
-describe('shared-lease scripts', () => {
-  it.each([ACQUIRE_PERMIT_SCRIPT, ACQUIRE_READ_SCRIPT, ACQUIRE_WRITE_SCRIPT, EXTEND_SHARED_LEASE_SCRIPT, RELEASE_SHARED_LEASE_SCRIPT])(
-    '$name declares the keys and arguments its body uses',
-    (script) => {
-      const { body } = script;
-      const highest = (name: string) => Math.max(0, ...[...body.matchAll(new RegExp(`${name}\\[(\\d+)\\]`, 'g'))].map((m) => Number(m[1])));
-      expect(highest('KEYS')).toBe(script.shape!.keys);
-      expect(highest('ARGV')).toBe(script.shape!.args);
-    },
-  );
+describe('semaphore scripts', () => {
+  it.each([ACQUIRE_PERMIT_SCRIPT])('$name declares the keys and arguments its body uses', (script) => {
+    const { body } = script;
+    const highest = (name: string) => Math.max(0, ...[...body.matchAll(new RegExp(`${name}\\[(\\d+)\\]`, 'g'))].map((m) => Number(m[1])));
+    expect(highest('KEYS')).toBe(script.shape!.keys);
+    expect(highest('ARGV')).toBe(script.shape!.args);
+  });
 });

@@ -1,20 +1,19 @@
 import type { KeyBuilder } from '../core/keys/key-builder';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
-import { FENCE_SUFFIX, type LockKeys } from '../lock/lock-keys';
+import { type LeaseKeys, leaseKeysOf } from '../lease/lease-keys';
 
 /** Key pattern (the constant after the prefix) of every semaphore key. */
 export const SEMAPHORE_KEY_PATTERN = 'semaphore';
 
 /**
- * The keys of a semaphore, under one hash tag (invariant 4), in the shape a permit (a Lock) carries:
- * - `lock`: `<prefix>:semaphore:{<name>}`, the holders — a sorted set of owner token → permit expiry (Redis ms),
+ * The keys of a semaphore, under one hash tag (invariant 4), in the shape a permit (a lease) carries:
+ * - `lease`: `<prefix>:semaphore:{<name>}`, the holders — a sorted set of owner token → permit expiry (Redis ms),
  *   with the TTL of its latest expiry;
  * - `fence`: `<prefix>:semaphore:{<name>}:fence`, the fencing counter every permit of the semaphore draws from,
  *   with `lock.fenceTtlMs`.
  */
-export function semaphoreKeys(keys: KeyBuilder, name: string): LockKeys {
-  const group = keys.slotGroup(SEMAPHORE_KEY_PATTERN, name);
-  return { lock: group, fence: keys.member(group, FENCE_SUFFIX) };
+export function semaphoreKeys(keys: KeyBuilder, name: string): LeaseKeys {
+  return leaseKeysOf(keys, SEMAPHORE_KEY_PATTERN, name);
 }
 
 /** Rejects a permit count that is not a positive integer, naming the argument. */

@@ -2,15 +2,17 @@ import { performance } from 'node:perf_hooks';
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService } from '@nestjs/common';
 import { KeyBuilder } from '../core/keys/key-builder';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
-import { attemptUntil, LocalWaiters, type Refusal } from '../lock/backoff';
-import { HeldLeases } from '../lock/held-leases';
-import type { LockContext } from '../lock/lock';
-import { checkMs, checkResource, type LockKeys } from '../lock/lock-keys';
-import { LockMetrics } from '../lock/lock.metrics';
+import type { AcquireOptions, TryAcquireOptions } from '../lease/acquire-options';
+import { attemptUntil, type Refusal } from '../lease/backoff';
+import { HeldLeases } from '../lease/held-leases';
+import type { LeaseContext } from '../lease/lease';
+import { checkMs, checkResource } from '../lease/lease-arguments';
+import type { LeaseKeys } from '../lease/lease-keys';
+import { LeaseMetrics } from '../lease/lease.metrics';
+import { LocalWaiters } from '../lease/local-waiters';
+import { refusalIn } from '../lease/refusal-in';
+import { TokenSource } from '../lease/token-source';
 import { LOCK_SETTINGS, type LockSettings } from '../lock/lock.options';
-import type { AcquireOptions, TryAcquireOptions } from '../lock/lock.service';
-import { TokenSource } from '../lock/token-source';
-import { refusalIn } from '../lock/refusal-in';
 import { RedisRefusedError } from '../errors/redis-refused.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
@@ -43,10 +45,10 @@ const tokens = new TokenSource();
 @Injectable()
 export class SemaphoreService implements BeforeApplicationShutdown {
   private readonly logger: LoggerService;
-  private readonly leases: HeldLeases;
+  private readonly leases: HeldLeases<Permit>;
   private readonly waiters = new LocalWaiters();
-  private readonly context: LockContext;
-  private readonly metrics = new LockMetrics(undefined, {
+  private readonly context: LeaseContext<Permit>;
+  private readonly metrics = new LeaseMetrics({
     prefix: 'redis_patterns.semaphore',
     one: 'permit',
     many: 'permits',
@@ -61,7 +63,7 @@ export class SemaphoreService implements BeforeApplicationShutdown {
     @Inject(SEMAPHORE_STORE) private readonly store: SemaphoreStore,
   ) {
     this.logger = moduleOptions.logger ?? new Logger('RedisPatterns:Semaphore');
-    this.leases = new HeldLeases({
+    this.leases = new HeldLeases<Permit>({
       autoExtendRatio: settings.autoExtendRatio,
       logger: this.logger,
       logContext: 'SemaphoreService',
@@ -72,7 +74,7 @@ export class SemaphoreService implements BeforeApplicationShutdown {
       driftMs: (ttlMs) => Math.ceil(ttlMs * settings.driftFactor) + 2,
       forget: (permit) => {
         const acquiredAt = this.leases.delete(permit);
-        this.waiters.wakeOne(permit.keys.lock);
+        this.waiters.wakeOne(permit.keys.lease);
         if (acquiredAt !== undefined) this.metrics.released(acquiredAt);
       },
       extended: () => this.metrics.extended(),
@@ -109,7 +111,7 @@ export class SemaphoreService implements BeforeApplicationShutdown {
         (o): o is Permit => o instanceof Permit,
         startedAt + waitMs,
         this.settings,
-        (ms) => this.waiters.sleep(keys.lock, ms),
+        (ms) => this.waiters.sleep(keys.lease, ms),
       ),
     );
     if (outcome instanceof Permit) return outcome;
@@ -134,7 +136,7 @@ export class SemaphoreService implements BeforeApplicationShutdown {
 
   /** Permits this instance holds now (for diagnostics). */
   heldPermits(): readonly Permit[] {
-    return this.leases.list() as Permit[];
+    return this.leases.list();
   }
 
   /**
@@ -147,7 +149,7 @@ export class SemaphoreService implements BeforeApplicationShutdown {
     await this.leases.close(this.moduleOptions.shutdownTimeoutMs);
   }
 
-  private async attempt(name: string, permits: number, keys: LockKeys, ttlMs: number): Promise<Permit | Failure> {
+  private async attempt(name: string, permits: number, keys: LeaseKeys, ttlMs: number): Promise<Permit | Failure> {
     if (this.closing) throw new PermitNotAcquiredError(name, permits, 'shutdown', 1000);
     const token = tokens.take();
     const startedAt = performance.now();
@@ -183,7 +185,7 @@ export class SemaphoreService implements BeforeApplicationShutdown {
     }
   }
 
-  private keysOf(name: string, permits: number): LockKeys {
+  private keysOf(name: string, permits: number): LeaseKeys {
     checkResource(name, 'name');
     checkPermits(permits);
     return semaphoreKeys(this.keys, name);

@@ -1,11 +1,11 @@
 import { storeProvider } from '../core/connections/store-provider';
 import type { RedisExecutor } from '../core/scripts/redis-executor';
-import type { LockKeys } from '../lock/lock-keys';
+import { type AttemptResult, toAttemptResult } from '../lease/attempt-result';
+import type { LeaseKeys } from '../lease/lease-keys';
+import type { LeaseStore } from '../lease/lease.store';
+import { OrphanReleases } from '../lease/orphan-releases';
+import { RedisSharedLeases } from '../lease/shared-leases';
 import { LOCK_SETTINGS, type LockSettings } from '../lock/lock.options';
-import type { AttemptResult, LeaseStore } from '../lock/lock.store';
-import { OrphanReleases } from '../lock/orphan-releases';
-import { RedisSharedLeases } from '../lock/shared-leases';
-import { toAttemptResult } from '../lock/single-lock-store';
 import { MemorySemaphoreStore } from './memory/memory-semaphore.store';
 import { ACQUIRE_PERMIT_SCRIPT } from './scripts/acquire-permit.script';
 
@@ -16,7 +16,7 @@ import { ACQUIRE_PERMIT_SCRIPT } from './scripts/acquire-permit.script';
  */
 export interface SemaphoreStore extends LeaseStore {
   /** One permit, unless `permits` unexpired holders have one already. */
-  attempt(keys: LockKeys, token: string, ttlMs: number, permits: number): Promise<AttemptResult>;
+  attempt(keys: LeaseKeys, token: string, ttlMs: number, permits: number): Promise<AttemptResult>;
 }
 
 /** Injection token of the {@link SemaphoreStore}. */
@@ -34,9 +34,9 @@ export class RedisSemaphoreStore extends RedisSharedLeases implements SemaphoreS
     this.orphans = new OrphanReleases(redis.client);
   }
 
-  attempt(keys: LockKeys, token: string, ttlMs: number, permits: number): Promise<AttemptResult> {
+  attempt(keys: LeaseKeys, token: string, ttlMs: number, permits: number): Promise<AttemptResult> {
     return this.redis
-      .run(ACQUIRE_PERMIT_SCRIPT, [keys.lock, keys.fence], [token, ttlMs, permits, this.fenceTtlMs])
+      .run(ACQUIRE_PERMIT_SCRIPT, [keys.lease, keys.fence], [token, ttlMs, permits, this.fenceTtlMs])
       .then(toAttemptResult, (error: unknown) => {
         // A timed-out acquisition may still take a permit when the server wakes: give it back behind it.
         this.orphans.release(token, error, () => this.release(keys, token));

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../core/advice/method-advice.interface';
 import { checkKnownKeys, checkNumber, checkObject, checkOptionalNumber, invalid } from '../core/options/option-checks';
-import { checkResource } from '../lock/lock-keys';
+import { checkResource } from '../lease/lease-arguments';
 import { SemaphoreService } from './semaphore.service';
 import type { WithPermitOptions } from './with-permit.decorator';
 

@@ -16,10 +16,10 @@ export interface LeaderboardOptions {
    */
   weekTtlMs?: number;
   /**
-   * Keep only the best `maxSize` members of a board after each write (default: unbounded). Bounds the memory of a
+   * Keep only the best `maxLength` members of a board after each write (default: unbounded). Bounds the memory of a
    * board and the cost of a weekly rebuild; on daily boards it also drops members who might have ranked on the week.
    */
-  maxSize?: number;
+  maxLength?: number;
   /**
    * Reject scores and increments that are not integers (default true). Sorted-set scores are IEEE doubles:
    * `0.1` added ten times is not `1`, so fractional scores are an explicit opt-in.
@@ -34,7 +34,7 @@ export interface LeaderboardSettings {
   readonly dailyTtlMs: number;
   readonly weekTtlMs: number;
   /** 0: unbounded. */
-  readonly maxSize: number;
+  readonly maxLength: number;
   readonly integerScores: boolean;
 }
 
@@ -46,7 +46,7 @@ const LEADERBOARD_SECTION = optionsSection<LeaderboardSettings>({
   dailyTtlMs: { number: { min: 1, integer: true, unit: 'ms' }, default: 8 * 86_400_000 },
   weekTtlMs: { number: { min: 1, integer: true, unit: 'ms' }, default: 60_000 },
   // Absent means unbounded (0 in the settings); a given bound is at least 1.
-  maxSize: { number: { min: 1, integer: true }, default: 0 },
+  maxLength: { number: { min: 1, integer: true }, default: 0 },
   integerScores: { boolean: true, default: true },
 });
 

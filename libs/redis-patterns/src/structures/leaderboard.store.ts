@@ -17,7 +17,7 @@ export type LeaderboardWriteReply = { readonly score: string } | { readonly outO
 export interface LeaderboardStore {
   /**
    * Adds `value` to the member's score (`incr`) or sets it (`set`), then renews the board's TTL and keeps its best
-   * `maxSize` members (0: unbounded), all at once. `weekMark`: the freshness marker of the week of a daily board,
+   * `maxLength` members (0: unbounded), all at once. `weekMark`: the freshness marker of the week of a daily board,
    * deleted by the same step.
    */
   write(
@@ -25,7 +25,7 @@ export interface LeaderboardStore {
     mode: 'incr' | 'set',
     value: number,
     ttlMs: number,
-    maxSize: number,
+    maxLength: number,
     member: string,
     weekMark?: string,
   ): Promise<LeaderboardWriteReply>;
@@ -69,11 +69,11 @@ export class RedisLeaderboardStore implements LeaderboardStore {
     mode: 'incr' | 'set',
     value: number,
     ttlMs: number,
-    maxSize: number,
+    maxLength: number,
     member: string,
     weekMark?: string,
   ): Promise<LeaderboardWriteReply> {
-    const args = [mode, String(value), ttlMs, maxSize, member];
+    const args = [mode, String(value), ttlMs, maxLength, member];
     try {
       return {
         score: await (weekMark === undefined

@@ -126,7 +126,7 @@ export class Leaderboard {
     const target = await this.locate(board, options);
     let reply: LeaderboardWriteReply;
     try {
-      reply = await this.store.write(target.key, mode, value, ttl, this.settings.maxSize, member, target.weekMark);
+      reply = await this.store.write(target.key, mode, value, ttl, this.settings.maxLength, member, target.weekMark);
     } finally {
       if (target.weekMark) this.dailyWrites++;
     }

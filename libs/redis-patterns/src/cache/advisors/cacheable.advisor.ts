@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../../core/advice/method-advice.interface';
 import { CacheRuntime } from '../cache.runtime';
 import type { CacheableOptions } from '../decorators/cacheable.decorator';
-import type { StorePredicate } from '../engine/cache-engine';
+import type { CacheStatus, StorePredicate } from '../engine/cache-engine';
 import {
   checkDecoratorKeys,
   checkFunction,
@@ -86,7 +86,7 @@ export class CacheableAdvisor implements MethodAdvisor<CacheableOptions> {
       const fetched = engine.fetch(entry, proceed, callPolicy, keep);
       if (!http || !statusHeader) return fetched.then(valueOf);
       return fetched.then((result) => {
-        http.setHeader('X-Cache', result.status);
+        http.setHeader('X-Cache', xCacheHeader(result.status));
         return result.value;
       });
     };
@@ -95,6 +95,13 @@ export class CacheableAdvisor implements MethodAdvisor<CacheableOptions> {
 
 function valueOf(result: { value: unknown }): unknown {
   return result.value;
+}
+
+const X_CACHE: Readonly<Record<CacheStatus, string>> = { hit: 'HIT', miss: 'MISS', stale: 'STALE' };
+
+/** `X-Cache` stays HIT/MISS/STALE (the CDN convention the docs promise) while CacheStatus is lower-case. */
+function xCacheHeader(status: CacheStatus): string {
+  return X_CACHE[status];
 }
 
 /** A response that sets a cookie is personal: it is never stored. */

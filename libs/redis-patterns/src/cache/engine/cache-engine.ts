@@ -95,7 +95,7 @@ export class CacheEngine {
       const value = near.get(entry);
       if (value !== NEAR_MISS) {
         this.health.answered('near_hit');
-        return Promise.resolve({ value: value as T, status: 'HIT' });
+        return Promise.resolve({ value: value as T, status: 'hit' });
       }
     }
     const read = near !== undefined ? near.read(this, entry) : this.read(entry, policy.staleMs > 0 || policy.beta > 0);
@@ -104,12 +104,12 @@ export class CacheEngine {
         if (!hit.stale) {
           this.health.answered('hit');
           if (policy.beta > 0 && this.shouldRefreshEarly(hit, policy)) this.refreshInBackground(entry, loader, policy, keep);
-          return { value: hit.value as T, status: 'HIT' as const };
+          return { value: hit.value as T, status: 'hit' as const };
         }
         if (policy.staleMs > 0) {
           this.health.answered('stale');
           this.refreshInBackground(entry, loader, policy, keep);
-          return { value: hit.value as T, status: 'STALE' as const };
+          return { value: hit.value as T, status: 'stale' as const };
         }
       }
       this.health.answered('miss');
@@ -207,7 +207,7 @@ export class CacheEngine {
       if (reply.kind === 'locked') return this.load(entry, loader, policy, keep, epochs, token);
       if (reply.kind === 'entry') {
         const found = await this.interpret(entry, reply.raw, undefined);
-        if (found && !found.stale) return { value: found.value as T, status: 'HIT' };
+        if (found && !found.stale) return { value: found.value as T, status: 'hit' };
         return this.load(entry, loader, policy, keep, epochs, undefined);
       }
       // Another instance is loading: poll with backoff (never longer than its lock lives) until its value
@@ -241,11 +241,11 @@ export class CacheEngine {
     // Without the tags' epochs (Redis failed) a tagged result cannot be stored safely; undefined is never cached.
     if (value === undefined || epochs === undefined || (keep && !keep(value))) {
       if (token) void this.release(entry, token);
-      return { value, status: 'MISS' };
+      return { value, status: 'miss' };
     }
     const deltaMs = Math.max(1, Math.round(performance.now() - started));
     await this.write(entry, value, policy, { strict: false, deltaMs, epochs: policy.tags.length ? epochs : undefined, token });
-    return { value, status: 'MISS' };
+    return { value, status: 'miss' };
   }
 
   /** The loader inside a child span of the caller's (the one that started the flight, when callers share it). */

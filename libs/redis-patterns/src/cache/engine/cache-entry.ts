@@ -1,9 +1,9 @@
 import type { DecodedEntry } from '../serialization/entry-envelope';
 
 /** Where a value came from: the cache (fresh), the loader, or the cache past its fresh TTL (refreshing). */
-export type CacheStatus = 'HIT' | 'MISS' | 'STALE';
+export type CacheStatus = 'hit' | 'miss' | 'stale';
 
-/** A value with its cache status (what `X-Cache` reports on HTTP). */
+/** A value with its cache status (what `X-Cache` reports on HTTP, upper-cased: `HIT`, `MISS`, `STALE`). */
 export interface Fetched<T> {
   readonly value: T;
   readonly status: CacheStatus;

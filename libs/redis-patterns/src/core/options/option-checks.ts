@@ -40,12 +40,30 @@ export function checkObject(value: unknown, path: string): Record<string, unknow
   return value;
 }
 
+/**
+ * Option names of 0.x that 1.0 renamed (docs/glossary.md): given where the new name is known, the error names it, so
+ * an upgrade fails at startup with the fix in the message.
+ */
+const RENAMED_IN_1_0: Readonly<Record<string, string>> = {
+  maxLen: 'maxLength',
+  maxSize: 'maxLength',
+  deadLetterMaxLen: 'deadLetterMaxLength',
+  leaseMs: 'ttlMs',
+  waitTimeoutMs: 'waitReplicasTimeoutMs',
+  role: 'resource',
+  name: 'resource',
+};
+
 /** Unknown keys are rejected so that a typo (`defaultTTL`) fails loudly instead of being ignored. */
 export function checkKnownKeys(value: Record<string, unknown>, path: string, allowed: readonly string[]): void {
   for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) {
-      throw new InvalidOptionsError(path ? `${path}.${key}` : key, `one of the known options (${allowed.join(', ')})`, 'an unknown option');
-    }
+    if (allowed.includes(key)) continue;
+    const renamed = Object.hasOwn(RENAMED_IN_1_0, key) ? RENAMED_IN_1_0[key] : undefined;
+    const expected =
+      renamed !== undefined && allowed.includes(renamed)
+        ? `\`${renamed}\` (\`${key}\` was renamed in 1.0)`
+        : `one of the known options (${allowed.join(', ')})`;
+    throw new InvalidOptionsError(path ? `${path}.${key}` : key, expected, 'an unknown option');
   }
 }
 

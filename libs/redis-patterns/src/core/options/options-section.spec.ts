@@ -4,13 +4,13 @@ import { optionsSection } from './options-section';
 interface DemoSettings {
   readonly connection?: string;
   readonly ttlMs: number;
-  readonly maxSize?: number;
+  readonly maxLength?: number;
   readonly strict: boolean;
 }
 
 const demo = optionsSection<DemoSettings>({
   ttlMs: { number: { min: 1, integer: true, unit: 'ms' }, default: 1000 },
-  maxSize: { number: { min: 1, integer: true } },
+  maxLength: { number: { min: 1, integer: true } },
   strict: { boolean: true, default: true },
 });
 const context = { connectionNames: new Set(['default', 'jobs']) };
@@ -27,10 +27,10 @@ function optionOf(run: () => void): string | undefined {
 
 describe('optionsSection', () => {
   it('applies every default once, keeps what is given, and freezes the result', () => {
-    const settings = demo.resolve({ connection: 'jobs', maxSize: 5, strict: false });
-    expect(settings).toEqual({ connection: 'jobs', ttlMs: 1000, maxSize: 5, strict: false });
+    const settings = demo.resolve({ connection: 'jobs', maxLength: 5, strict: false });
+    expect(settings).toEqual({ connection: 'jobs', ttlMs: 1000, maxLength: 5, strict: false });
     expect(Object.isFrozen(settings)).toBe(true);
-    expect(demo.resolve()).toEqual({ connection: undefined, ttlMs: 1000, maxSize: undefined, strict: true });
+    expect(demo.resolve()).toEqual({ connection: undefined, ttlMs: 1000, maxLength: undefined, strict: true });
   });
 
   it('keeps the default of an option given as undefined', () => {
@@ -40,7 +40,7 @@ describe('optionsSection', () => {
   it.each([
     [{ ttlMs: 0 }, 'demo.ttlMs'],
     [{ ttlMs: 1.5 }, 'demo.ttlMs'],
-    [{ maxSize: '3' }, 'demo.maxSize'],
+    [{ maxLength: '3' }, 'demo.maxLength'],
     [{ strict: 'yes' }, 'demo.strict'],
     [{ connection: 'other' }, 'demo.connection'],
     [{ ttl: 5 }, 'demo.ttl'],
@@ -49,7 +49,7 @@ describe('optionsSection', () => {
   });
 
   it('accepts a valid section and an empty one', () => {
-    expect(optionOf(() => demo.validate({ connection: 'jobs', ttlMs: 5, maxSize: 1, strict: false }, 'demo', context))).toBeUndefined();
+    expect(optionOf(() => demo.validate({ connection: 'jobs', ttlMs: 5, maxLength: 1, strict: false }, 'demo', context))).toBeUndefined();
     expect(optionOf(() => demo.validate({}, 'demo', context))).toBeUndefined();
   });
 

@@ -1,9 +1,11 @@
 import type { MemoryKeyspace } from '../../core/memory/memory-keyspace';
+import type { AttemptResult } from '../../lease/attempt-result';
+import type { LeaseStore } from '../../lease/lease.store';
+import { nextMemoryFence } from '../../lease/memory/memory-fence';
+import { MemorySharedLeases } from '../../lease/memory/memory-shared-leases';
 import type { ReadWriteKeys } from '../lock-keys';
-import type { AttemptResult, LeaseStore } from '../lock.store';
 import type { ReadWriteStore, WaitingWriter } from '../read-write-lock.store';
-import { MemoryLockStore, nextMemoryFence } from './memory-lock.store';
-import { MemorySharedLeases } from './memory-shared-leases';
+import { MemoryLockStore } from './memory-lock.store';
 
 /**
  * Read-write locks of the module's memory mode, with the semantics of ACQUIRE_READ_SCRIPT and ACQUIRE_WRITE_SCRIPT
@@ -46,7 +48,7 @@ export class MemoryReadWriteStore implements ReadWriteStore {
   }
 
   async withdraw(keys: ReadWriteKeys, waiterId: string): Promise<void> {
-    await this.reads.release({ lock: keys.waiting, fence: keys.fence }, waiterId);
+    await this.reads.release({ lease: keys.waiting, fence: keys.fence }, waiterId);
   }
 
   private granted(keys: ReadWriteKeys): Promise<AttemptResult> {

@@ -1,6 +1,6 @@
 import { SERVER_CLOCK_LUA } from '../../core/scripts/lua/server-clock.lua';
 import { defineScript } from '../../core/scripts/redis-script';
-import { NEXT_FENCE_LUA } from './next-fence.lua';
+import { NEXT_FENCE_LUA } from '../../lease/scripts/next-fence.lua';
 
 /**
  * Takes a lock and issues its fencing token in one round trip.

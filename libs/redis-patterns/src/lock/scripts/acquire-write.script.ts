@@ -1,7 +1,7 @@
 import { SERVER_CLOCK_LUA } from '../../core/scripts/lua/server-clock.lua';
 import { defineScript } from '../../core/scripts/redis-script';
-import { NEXT_FENCE_LUA } from './next-fence.lua';
-import { KEEP_ALIVE_LUA } from './shared-lease.lua';
+import { NEXT_FENCE_LUA } from '../../lease/scripts/next-fence.lua';
+import { KEEP_ALIVE_LUA } from '../../lease/scripts/shared-lease.lua';
 
 /**
  * Takes the write lease of a read-write lock, with its fencing token, in one round trip; or, when readers or a

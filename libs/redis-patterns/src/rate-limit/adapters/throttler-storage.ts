@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from '../../errors/invalid-argument.error';
-import { compilePolicies, type PolicyErrorFactory } from '../compile-policies';
+import { describeValue } from '../../core/options/option-checks';
+import { compilePolicies, expectedAlgorithm, type PolicyErrorFactory } from '../compile-policies';
 import type { WindowPolicy } from '../rate-limit-policy';
 import type { RateLimiterService } from '../rate-limiter.service';
 
@@ -19,13 +20,13 @@ export interface ThrottlerStorageRecord {
 export interface RedisPatternsThrottlerStorageOptions {
   /**
    * How a named throttler's `limit` per `ttl` is counted (default `fixed-window`, as `@nest-lab/throttler-storage-redis`
-   * counts it; `sliding-window` counts exactly over any `ttl`, like the throttler's in-memory storage).
+   * counts it; `sliding-log` counts exactly over any `ttl`, like the throttler's in-memory storage).
    */
   algorithm?: WindowPolicy['algorithm'];
 }
 
 const NO_OUTAGE_OVERRIDE = Object.freeze({});
-const ALGORITHMS: ReadonlyArray<WindowPolicy['algorithm']> = ['fixed-window', 'sliding-window', 'sliding-window-counter'];
+const ALGORITHMS: ReadonlyArray<WindowPolicy['algorithm']> = ['fixed-window', 'sliding-log', 'sliding-window-counter'];
 const argumentError: PolicyErrorFactory = (field, expected, received) =>
   new InvalidArgumentError(field, `expected ${expected}, received ${received}`);
 
@@ -58,7 +59,10 @@ export class RedisPatternsThrottlerStorage {
   ) {
     const algorithm = options.algorithm ?? 'fixed-window';
     if (!ALGORITHMS.includes(algorithm)) {
-      throw new InvalidArgumentError('options.algorithm', `expected one of ${ALGORITHMS.join(', ')}, received ${String(algorithm)}`);
+      throw new InvalidArgumentError(
+        'options.algorithm',
+        `expected ${expectedAlgorithm(algorithm, ALGORITHMS)}, received ${describeValue(algorithm)}`,
+      );
     }
     this.algorithm = algorithm;
   }

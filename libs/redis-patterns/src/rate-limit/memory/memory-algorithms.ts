@@ -37,7 +37,7 @@ const fixedWindow: Check = (entry, { a: limit, b: window }, cost, now) => {
   };
 };
 
-const slidingWindow: Check = (entry, { a: limit, b: window }, cost, now) => {
+const slidingLog: Check = (entry, { a: limit, b: window }, cost, now) => {
   const hits = (entry?.list ?? []).filter((t) => t > now - window);
   const ok = cost <= limit - hits.length;
   let retry = 0;
@@ -94,7 +94,7 @@ const tokenBucket: Check = (entry, { a: capacity, b: rate }, cost, now) => {
 
 /** Checks by algorithm code (see ALGORITHM_CODES). */
 // GCRA (code 5) is decided in its token-bucket form, as in Redis (see compile-policies.ts).
-export const MEMORY_CHECKS: readonly Check[] = [fixedWindow, fixedWindow, slidingWindow, slidingWindowCounter, tokenBucket, tokenBucket];
+export const MEMORY_CHECKS: readonly Check[] = [fixedWindow, fixedWindow, slidingLog, slidingWindowCounter, tokenBucket, tokenBucket];
 
 /** The state after a refund or penalty (undefined: no entry, as a missing key), and what the adjust script replies. */
 export interface MemoryAdjustment {
@@ -116,7 +116,7 @@ const fixedWindowAdjust: Adjust = (entry, { a: limit, b: window }, delta, now) =
   return { entry: { ...entry, count: target }, remaining: limit - target, reset: entry.expiresAt - now };
 };
 
-const slidingWindowAdjust: Adjust = (entry, { a: limit, b: window }, delta, now) => {
+const slidingLogAdjust: Adjust = (entry, { a: limit, b: window }, delta, now) => {
   let hits = (entry?.list ?? []).filter((t) => t > now - window);
   if (delta < 0) hits = hits.slice(0, Math.max(hits.length + delta, 0));
   else if (delta > 0) hits = hits.concat(new Array<number>(Math.max(Math.min(delta, limit - hits.length), 0)).fill(now));
@@ -151,7 +151,7 @@ const tokenBucketAdjust: Adjust = (entry, { a: capacity, b: rate }, delta, now) 
 export const MEMORY_ADJUSTS: readonly Adjust[] = [
   fixedWindowAdjust,
   fixedWindowAdjust,
-  slidingWindowAdjust,
+  slidingLogAdjust,
   slidingWindowCounterAdjust,
   tokenBucketAdjust,
   tokenBucketAdjust,

@@ -7,7 +7,7 @@ const compile = (policy: unknown) => compilePolicies(policy, 'policy', (f, e) =>
 describe('MemoryRateLimiter', () => {
   it.each([
     [{ algorithm: 'fixed-window', limit: 3, windowMs: 1000 }],
-    [{ algorithm: 'sliding-window', limit: 3, windowMs: 1000 }],
+    [{ algorithm: 'sliding-log', limit: 3, windowMs: 1000 }],
     [{ algorithm: 'sliding-window-counter', limit: 3, windowMs: 1000 }],
     [{ algorithm: 'token-bucket', capacity: 3, refillPerSecond: 1 }],
     [{ algorithm: 'gcra', limit: 3, periodMs: 1000 }],

@@ -2,12 +2,12 @@ import { defineScript } from '../../core/scripts/redis-script';
 import { FIXED_WINDOW_ADJUST_LUA } from './fixed-window.lua';
 import { REDIS_CLOCK_LUA } from './redis-clock.lua';
 import { SLIDING_WINDOW_COUNTER_ADJUST_LUA } from './sliding-window-counter.lua';
-import { SLIDING_WINDOW_ADJUST_LUA } from './sliding-window.lua';
+import { SLIDING_LOG_ADJUST_LUA } from './sliding-log.lua';
 import { TOKEN_BUCKET_ADJUST_LUA } from './token-bucket.lua';
 
-const ADJUSTS_LUA = `${REDIS_CLOCK_LUA}${FIXED_WINDOW_ADJUST_LUA}${SLIDING_WINDOW_ADJUST_LUA}${SLIDING_WINDOW_COUNTER_ADJUST_LUA}${TOKEN_BUCKET_ADJUST_LUA}
+const ADJUSTS_LUA = `${REDIS_CLOCK_LUA}${FIXED_WINDOW_ADJUST_LUA}${SLIDING_LOG_ADJUST_LUA}${SLIDING_WINDOW_COUNTER_ADJUST_LUA}${TOKEN_BUCKET_ADJUST_LUA}
 -- GCRA (code 5) is kept in its token-bucket form (see compile-policies.ts).
-local adjusts = { fixed_window_adjust, sliding_window_adjust, sliding_window_counter_adjust, token_bucket_adjust, token_bucket_adjust }
+local adjusts = { fixed_window_adjust, sliding_log_adjust, sliding_window_counter_adjust, token_bucket_adjust, token_bucket_adjust }
 `;
 
 /**

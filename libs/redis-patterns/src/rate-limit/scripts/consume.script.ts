@@ -3,13 +3,13 @@ import { FIXED_WINDOW_LUA } from './fixed-window.lua';
 import { REDIS_CLOCK_LUA } from './redis-clock.lua';
 import { SLIDING_WINDOW_COUNTER_LUA } from './sliding-window-counter.lua';
 import { FUTURE_HITS_LUA } from './future-hits.lua';
-import { SLIDING_WINDOW_LUA } from './sliding-window.lua';
+import { SLIDING_LOG_LUA } from './sliding-log.lua';
 import { TOKEN_BUCKET_LUA } from './token-bucket.lua';
 
 // The five algorithms as functions returning a check and a deferred commit (see each *.lua.ts).
-const ALGORITHMS_LUA = `${REDIS_CLOCK_LUA}${FIXED_WINDOW_LUA}${FUTURE_HITS_LUA}${SLIDING_WINDOW_LUA}${SLIDING_WINDOW_COUNTER_LUA}${TOKEN_BUCKET_LUA}
+const ALGORITHMS_LUA = `${REDIS_CLOCK_LUA}${FIXED_WINDOW_LUA}${FUTURE_HITS_LUA}${SLIDING_LOG_LUA}${SLIDING_WINDOW_COUNTER_LUA}${TOKEN_BUCKET_LUA}
 -- GCRA (code 5) is decided in its token-bucket form: its parameters arrive as burst and refill per second.
-local checks = { fixed_window, sliding_window, sliding_window_counter, token_bucket, token_bucket }
+local checks = { fixed_window, sliding_log, sliding_window_counter, token_bucket, token_bucket }
 `;
 
 /**

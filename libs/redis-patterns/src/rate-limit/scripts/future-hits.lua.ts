@@ -1,5 +1,5 @@
 /**
- * `rescore_future_hits(key, now, window)` for the sliding-window log scripts. Hits stamped on a clock ahead of this
+ * `rescore_future_hits(key, now, window)` for the sliding-log scripts. Hits stamped on a clock ahead of this
  * server's (a failover, a restored dump) would stay in the window until this clock caught up: a lock-out as long as
  * the clocks differ. Counted as made now, they leave a window from now. The scripts call it on a denial only, where
  * the lock-out shows, so the allowed path costs nothing more. Needs `now_ms_text()` (redis-clock.lua.ts).

@@ -1,8 +1,8 @@
 import type { MemoryKeyspace } from '../../core/memory/memory-keyspace';
-import type { LockKeys } from '../../lock/lock-keys';
-import type { AttemptResult } from '../../lock/lock.store';
-import { nextMemoryFence } from '../../lock/memory/memory-lock.store';
-import { MemorySharedLeases } from '../../lock/memory/memory-shared-leases';
+import type { AttemptResult } from '../../lease/attempt-result';
+import type { LeaseKeys } from '../../lease/lease-keys';
+import { nextMemoryFence } from '../../lease/memory/memory-fence';
+import { MemorySharedLeases } from '../../lease/memory/memory-shared-leases';
 import type { SemaphoreStore } from '../semaphore.store';
 
 /**
@@ -18,13 +18,13 @@ export class MemorySemaphoreStore extends MemorySharedLeases implements Semaphor
     super(keyspace);
   }
 
-  attempt(keys: LockKeys, token: string, ttlMs: number, permits: number): Promise<AttemptResult> {
-    const holders = this.live(keys.lock);
+  attempt(keys: LeaseKeys, token: string, ttlMs: number, permits: number): Promise<AttemptResult> {
+    const holders = this.live(keys.lease);
     if (holders.size >= permits) {
       const retryAfterMs = Math.max(0, Math.ceil(Math.min(...holders.values()) - this.keyspace.now()));
       return Promise.resolve({ acquired: false, reason: 'contention', retryAfterMs });
     }
-    this.admit(keys.lock, token, ttlMs);
+    this.admit(keys.lease, token, ttlMs);
     return Promise.resolve({ acquired: true, fencingToken: nextMemoryFence(this.keyspace, keys.fence, this.fenceTtlMs) });
   }
 }

@@ -11,7 +11,7 @@ const SCORE_LIMIT = Number.MAX_SAFE_INTEGER;
  * Leaderboards kept in the module's {@link MemoryKeyspace} (`connection: 'memory://'`), for unit tests. Same keys,
  * same order (highest score first, ties in reverse member order by bytes, as ZREVRANGE), same replies and rules as
  * `RedisLeaderboardStore` and its scripts: a write range-checks first and writes nothing when refused (the refusal
- * carries the would-be score printed as `%.17g`), renews the TTL and keeps the best `maxSize` members; the weekly
+ * carries the would-be score printed as `%.17g`), renews the TTL and keeps the best `maxLength` members; the weekly
  * union is rebuilt only when its freshness marker is gone (a daily write or removal deletes it), replaces its
  * destination and gives it a TTL, or deletes it when empty; a board left empty is deleted.
  *
@@ -28,7 +28,7 @@ export class MemoryLeaderboardStore implements LeaderboardStore {
     mode: 'incr' | 'set',
     value: number,
     ttlMs: number,
-    maxSize: number,
+    maxLength: number,
     member: string,
     weekMark?: string,
   ): Promise<LeaderboardWriteReply> {
@@ -39,8 +39,8 @@ export class MemoryLeaderboardStore implements LeaderboardStore {
     if (score > SCORE_LIMIT || score < -SCORE_LIMIT) return { outOfRange: formatG17(score) };
     board.set(member, score);
     this.keyspace.set(key, board, ttlMs);
-    // One write adds at most one member: dropping the lowest until the cap holds is ZREMRANGEBYRANK 0 −maxSize−1.
-    while (maxSize > 0 && board.size > maxSize) board.delete(lowest(board));
+    // One write adds at most one member: dropping the lowest until the cap holds is ZREMRANGEBYRANK 0 −maxLength−1.
+    while (maxLength > 0 && board.size > maxLength) board.delete(lowest(board));
     if (weekMark !== undefined) this.keyspace.delete(weekMark);
     return { score: String(score) };
   }

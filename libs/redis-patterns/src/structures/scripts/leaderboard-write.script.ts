@@ -2,7 +2,7 @@ import { defineScript } from '../../core/scripts/redis-script';
 
 /**
  * Increments (ZINCRBY, never read-modify-write) or sets a member's score, range-checked first, then renews the
- * board's TTL and trims it to its best `maxSize` members — one atomic step. A write that would leave the exact
+ * board's TTL and trims it to its best `maxLength` members — one atomic step. A write that would leave the exact
  * integer range of a double (|score| > 2^53 - 1) is refused and writes nothing. On a daily board, the write also
  * deletes the freshness marker of its week's union (see leaderboard-week.script.ts), so the next weekly read rebuilds it.
  *
@@ -11,7 +11,7 @@ import { defineScript } from '../../core/scripts/redis-script';
  * ARGV[1]  'incr' or 'set'
  * ARGV[2]  the increment or the score
  * ARGV[3]  TTL in ms
- * ARGV[4]  maxSize, 0 for unbounded
+ * ARGV[4]  maxLength, 0 for unbounded
  * ARGV[5]  the member
  * Returns  the new score as a string, or the error `SCORE_RANGE <would-be score>`.
  */
@@ -33,8 +33,8 @@ else
   redis.call('ZADD', KEYS[1], ARGV[2], ARGV[5])
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
-local maxSize = tonumber(ARGV[4])
-if maxSize > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -maxSize - 1) end
+local maxLength = tonumber(ARGV[4])
+if maxLength > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -maxLength - 1) end
 if KEYS[2] then redis.call('DEL', KEYS[2]) end
 return reply
 `;

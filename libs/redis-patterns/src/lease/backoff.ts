@@ -1,46 +1,12 @@
 import { performance } from 'node:perf_hooks';
 
 /**
- * The wait before acquisition attempt `attempt` (0-based): exponential from `baseMs`, capped at `maxMs`, with
- * "equal jitter" (a random point in the upper half) so contenders that collided do not retry in lockstep.
+ * The wait before acquisition attempt (or poll) `attempt` (0-based): exponential from `baseMs`, capped at `maxMs`,
+ * with "equal jitter" (a random point in the upper half) so contenders that collided do not retry in lockstep.
  */
 export function backoffDelayMs(attempt: number, baseMs: number, maxMs: number, random: () => number = Math.random): number {
   const ceiling = Math.min(maxMs, baseMs * 2 ** Math.min(attempt, 30));
   return Math.max(1, Math.round(ceiling / 2 + random() * (ceiling / 2)));
-}
-
-/**
- * Waiters of this process, per lock key. A release by this process wakes the oldest waiter at once instead of
- * letting it sleep out its backoff; waiters in other processes still rely on backoff (bounded by the holder's
- * remaining TTL).
- */
-export class LocalWaiters {
-  private readonly byKey = new Map<string, Array<() => void>>();
-
-  /** Sleeps up to `ms`, or until {@link LocalWaiters.wakeOne} for `key`. */
-  sleep(key: string, ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const queue = this.byKey.get(key) ?? [];
-      this.byKey.set(key, queue);
-      const wake = (): void => {
-        clearTimeout(timer);
-        const i = queue.indexOf(wake);
-        if (i >= 0) queue.splice(i, 1);
-        if (queue.length === 0 && this.byKey.get(key) === queue) this.byKey.delete(key);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      queue.push(wake);
-    });
-  }
-
-  wakeOne(key: string): void {
-    this.byKey.get(key)?.[0]?.();
-  }
-
-  wakeAll(): void {
-    for (const queue of [...this.byKey.values()]) for (const wake of [...queue]) wake();
-  }
 }
 
 /** An attempt that did not get its lease: why, and when the current holder's lease ends at the latest (0: unknown). */

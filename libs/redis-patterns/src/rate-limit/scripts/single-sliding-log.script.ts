@@ -3,7 +3,7 @@ import { FUTURE_HITS_LUA } from './future-hits.lua';
 import { REDIS_CLOCK_LUA } from './redis-clock.lua';
 
 /**
- * Sliding window log, one policy: the specialised form of `sliding-window.lua.ts` (same sorted set, no function
+ * Sliding log, one policy: the specialised form of `sliding-log.lua.ts` (same sorted set, no function
  * table or closures). The allowed path is TIME + ZREMRANGEBYSCORE + ZCARD + ZADD + PEXPIRE; the newest and
  * oldest entries are read (ZRANGE) only where a reply needs them (a peek, a denial).
  *
@@ -19,8 +19,8 @@ import { REDIS_CLOCK_LUA } from './redis-clock.lua';
  * Time is Redis TIME, read once per batch (redis-clock.lua.ts; invariant 3): the count over the last windowMs is
  * exact whatever the callers' clocks.
  */
-export const singleSlidingWindowScript = defineScript<number[]>(
-  'rate_limit_sw',
+export const singleSlidingLogScript = defineScript<number[]>(
+  'rate_limit_sl',
   `
 local key = KEYS[1]
 local cost, limit, window = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])

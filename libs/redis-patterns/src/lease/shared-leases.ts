@@ -1,6 +1,6 @@
 import type { RedisExecutor } from '../core/scripts/redis-executor';
-import type { LockKeys } from './lock-keys';
-import type { LeaseStore } from './lock.store';
+import type { LeaseKeys } from './lease-keys';
+import type { LeaseStore } from './lease.store';
 import { EXTEND_SHARED_LEASE_SCRIPT } from './scripts/extend-shared-lease.script';
 import { RELEASE_SHARED_LEASE_SCRIPT } from './scripts/release-shared-lease.script';
 
@@ -11,12 +11,12 @@ import { RELEASE_SHARED_LEASE_SCRIPT } from './scripts/release-shared-lease.scri
 export class RedisSharedLeases implements LeaseStore {
   constructor(protected readonly redis: RedisExecutor) {}
 
-  extend(keys: LockKeys, token: string, ttlMs: number): Promise<boolean> {
-    return this.redis.run(EXTEND_SHARED_LEASE_SCRIPT, [keys.lock], [token, ttlMs]).then(isOne);
+  extend(keys: LeaseKeys, token: string, ttlMs: number): Promise<boolean> {
+    return this.redis.run(EXTEND_SHARED_LEASE_SCRIPT, [keys.lease], [token, ttlMs]).then(isOne);
   }
 
-  release(keys: LockKeys, token: string): Promise<boolean> {
-    return this.redis.run(RELEASE_SHARED_LEASE_SCRIPT, [keys.lock], [token]).then(isOne);
+  release(keys: LeaseKeys, token: string): Promise<boolean> {
+    return this.redis.run(RELEASE_SHARED_LEASE_SCRIPT, [keys.lease], [token]).then(isOne);
   }
 }
 

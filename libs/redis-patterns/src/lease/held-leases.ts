@@ -1,12 +1,23 @@
 import type { LoggerService } from '@nestjs/common';
+import type { TraceSpan } from '../core/telemetry/tracing';
 import { withDeadline } from '../core/time/with-deadline';
-import { AutoExtender } from './auto-extender';
-import type { Lock } from './lock';
-import type { LockLostError } from './lock-lost.error';
-import type { LockTracing } from './lock.tracing';
+import { keepLeaseAlive } from './keep-alive';
+import type { Lease, LostOf } from './lease';
+
+/** The spans of work held under a lease (the lock's `LockTracing`): one per hold, marked when the lease is lost. */
+export interface HoldTracing<TLost> {
+  /** Whether a trace is active (a hold span is started only inside one). */
+  readonly live: boolean;
+  /** A hold span, child of the caller's; `method` is the `Class.method` of a decorated method. */
+  startHold(method: string | undefined): TraceSpan | undefined;
+  /** Runs the held work (and the release) in `span`, then ends it with its outcome. */
+  run<T>(span: TraceSpan, held: () => Promise<T>): Promise<T>;
+  /** Marks the moment the lease was known lost (the AbortSignal fired). */
+  lost(span: TraceSpan, reason: TLost): void;
+}
 
 /** What {@link HeldLeases} needs from the service that owns it. */
-export interface HeldLeasesOptions {
+export interface HeldLeasesOptions<L extends Lease> {
   /** Leases are extended every `ttlMs × autoExtendRatio` while their work runs. */
   readonly autoExtendRatio: number;
   readonly logger: LoggerService;
@@ -15,35 +26,35 @@ export interface HeldLeasesOptions {
   /** Counts a lease lost while its work ran (the AbortSignal fired). */
   lost(): void;
   /** Hold spans, when the service traces its leases. */
-  readonly tracing?: LockTracing;
+  readonly tracing?: HoldTracing<LostOf<L>>;
   /** Runs the work in its lease's async context (e.g. for `LockService.current()`); default: as is. */
-  enter?<T>(lease: Lock, signal: AbortSignal, work: () => Promise<T> | T): Promise<T> | T;
+  enter?<T>(lease: L, signal: AbortSignal, work: () => Promise<T> | T): Promise<T> | T;
 }
 
 /**
  * The leases a service holds (locks, read and write leases, permits) and the work running under them: `run()`
- * extends a lease while its work runs (AutoExtender), aborts the work's signal once the lease is known lost, and
+ * extends a lease while its work runs (keepLeaseAlive), aborts the work's signal once the lease is known lost, and
  * gives the lease back when the work settles; `close()` does the shutdown part, before the connections close.
  */
-export class HeldLeases {
+export class HeldLeases<L extends Lease> {
   /** Held leases → when each was acquired (`performance.now()`), for the hold-duration metric. */
-  private readonly held = new Map<Lock, number>();
-  private readonly running = new Map<Promise<unknown>, { lease: Lock; abort: (reason: LockLostError) => void }>();
+  private readonly held = new Map<L, number>();
+  private readonly running = new Map<Promise<unknown>, { lease: L; abort: (reason: Error) => void }>();
 
-  constructor(private readonly options: HeldLeasesOptions) {}
+  constructor(private readonly options: HeldLeasesOptions<L>) {}
 
-  add(lease: Lock, acquiredAt: number): void {
+  add(lease: L, acquiredAt: number): void {
     this.held.set(lease, acquiredAt);
   }
 
   /** Stops tracking a lease (released or known lost); returns when it was acquired, if it was tracked. */
-  delete(lease: Lock): number | undefined {
+  delete(lease: L): number | undefined {
     const acquiredAt = this.held.get(lease);
     this.held.delete(lease);
     return acquiredAt;
   }
 
-  list(): Lock[] {
+  list(): L[] {
     return [...this.held.keys()];
   }
 
@@ -53,26 +64,26 @@ export class HeldLeases {
    * one), and gives it back when `work` settles. The result or error of `work` propagates unchanged; a failed release
    * is logged, never thrown. Inside a trace, the work runs in a hold span (`method`: a decorated method's name).
    */
-  run<L extends Lock, T>(lease: L, work: (signal: AbortSignal, lease: L) => Promise<T> | T, method?: string): Promise<T> {
+  run<M extends L, T>(lease: M, work: (signal: AbortSignal, lease: M) => Promise<T> | T, method?: string): Promise<T> {
     const { tracing, enter } = this.options;
     const controller = new AbortController();
     const span = tracing?.live ? tracing.startHold(method) : undefined;
     const intervalMs = Math.max(1, Math.floor(lease.ttlMs * this.options.autoExtendRatio));
-    const lost = (reason: LockLostError): void => {
+    const lost = (reason: LostOf<L>): void => {
       if (!controller.signal.aborted) {
         this.options.lost();
         if (span) tracing!.lost(span, reason);
       }
       controller.abort(reason);
     };
-    const extender = new AutoExtender(lease, lease.ttlMs, intervalMs, lost, this.options.logger);
+    const keepAlive = keepLeaseAlive<L>(lease, lease.ttlMs, intervalMs, lost, this.options.logger);
     const call = (): Promise<T> | T => work(controller.signal, lease);
     const held = async (): Promise<T> => {
-      extender.start();
+      keepAlive.start();
       try {
         return await (enter ? enter(lease, controller.signal, call) : call());
       } finally {
-        extender.stop();
+        keepAlive.stop();
         await this.releaseQuietly(lease);
       }
     };
@@ -96,7 +107,7 @@ export class HeldLeases {
   }
 
   /** Gives a lease back; a failure is logged (the lease then expires with its TTL), never thrown. */
-  async releaseQuietly(lease: Lock): Promise<void> {
+  async releaseQuietly(lease: L): Promise<void> {
     try {
       await lease.release();
     } catch (error) {

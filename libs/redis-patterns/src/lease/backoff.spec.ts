@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { attemptUntil, backoffDelayMs, LocalWaiters } from './backoff';
+import { attemptUntil, backoffDelayMs } from './backoff';
 
 describe('backoffDelayMs', () => {
   it('grows exponentially from the base, stays in the upper half of the ceiling, and caps at the maximum', () => {
@@ -14,28 +14,6 @@ describe('backoffDelayMs', () => {
   it('jitters: contenders that collided do not all pick the same delay', () => {
     const delays = new Set(Array.from({ length: 50 }, () => backoffDelayMs(4, 25, 500)));
     expect(delays.size).toBeGreaterThan(10);
-  });
-});
-
-describe('LocalWaiters', () => {
-  it('wakes the oldest waiter of a key at once, others keep sleeping until their timer', async () => {
-    const waiters = new LocalWaiters();
-    const woken: string[] = [];
-    const first = waiters.sleep('k', 10_000).then(() => woken.push('first'));
-    const second = waiters.sleep('k', 30).then(() => woken.push('second'));
-    waiters.wakeOne('k');
-    await first;
-    expect(woken).toEqual(['first']);
-    await second;
-    expect(woken).toEqual(['first', 'second']);
-    waiters.wakeOne('k'); // nobody waiting: a no-op
-  });
-
-  it('wakeAll releases every sleeper', async () => {
-    const waiters = new LocalWaiters();
-    const all = Promise.all([waiters.sleep('a', 60_000), waiters.sleep('b', 60_000)]);
-    waiters.wakeAll();
-    await expect(all).resolves.toHaveLength(2);
   });
 });
 

@@ -1,12 +1,12 @@
 /**
- * Sliding window log: a sorted set of hits scored by Redis time, so the count over the last `windowMs` is exact.
+ * Sliding log: a sorted set of hits scored by Redis time, so the count over the last `windowMs` is exact.
  * Members are unique (`nonce:n`, the nonce being unique per call), so hits in the same microsecond never collapse.
  * Memory: O(limit) per identity (the set never holds more than `limit` members).
  *
  * check(key, limit, windowMs, cost, now, nonce) → ok, available, resetNowMs, resetAfterMs, retryMs, commit
  */
-export const SLIDING_WINDOW_LUA = `
-local function sliding_window(key, limit, window, cost, now, nonce)
+export const SLIDING_LOG_LUA = `
+local function sliding_log(key, limit, window, cost, now, nonce)
   redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
   local count = redis.call('ZCARD', key)
   local available = limit - count
@@ -53,8 +53,8 @@ end
  *
  * adjust(key, limit, windowMs, delta, now, nonce) → remaining, resetMs
  */
-export const SLIDING_WINDOW_ADJUST_LUA = `
-local function sliding_window_adjust(key, limit, window, delta, now, nonce)
+export const SLIDING_LOG_ADJUST_LUA = `
+local function sliding_log_adjust(key, limit, window, delta, now, nonce)
   redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
   local count = redis.call('ZCARD', key)
   if delta < 0 then

@@ -1,6 +1,6 @@
 import type { MemoryKeyspace } from '../../core/memory/memory-keyspace';
-import type { LockKeys } from '../lock-keys';
-import type { LeaseStore } from '../lock.store';
+import type { LeaseKeys } from '../lease-keys';
+import type { LeaseStore } from '../lease.store';
 
 /** One set of shared leases in memory: owner token → expiry (epoch ms), as the sorted set on Redis. */
 type Holders = Map<string, number>;
@@ -31,24 +31,24 @@ export class MemorySharedLeases implements LeaseStore {
     this.keyspace.expire(key, Math.max(...holders.values()) - now);
   }
 
-  extend(keys: LockKeys, token: string, ttlMs: number): Promise<boolean> {
-    const holders = this.keyspace.get<Holders>(keys.lock);
+  extend(keys: LeaseKeys, token: string, ttlMs: number): Promise<boolean> {
+    const holders = this.keyspace.get<Holders>(keys.lease);
     const expiry = holders?.get(token);
     if (expiry === undefined) return Promise.resolve(false);
     if (expiry <= this.keyspace.now()) {
       holders!.delete(token);
       return Promise.resolve(false);
     }
-    this.admit(keys.lock, token, ttlMs);
+    this.admit(keys.lease, token, ttlMs);
     return Promise.resolve(true);
   }
 
-  release(keys: LockKeys, token: string): Promise<boolean> {
-    const holders = this.keyspace.get<Holders>(keys.lock);
+  release(keys: LeaseKeys, token: string): Promise<boolean> {
+    const holders = this.keyspace.get<Holders>(keys.lease);
     const expiry = holders?.get(token);
     if (expiry === undefined) return Promise.resolve(false);
     holders!.delete(token);
-    if (holders!.size === 0) this.keyspace.delete(keys.lock);
+    if (holders!.size === 0) this.keyspace.delete(keys.lease);
     return Promise.resolve(expiry > this.keyspace.now());
   }
 }
