@@ -11,7 +11,7 @@ interface PermitLike {
   release(): Promise<unknown>;
 }
 interface SemaphoreServiceLike {
-  acquire(name: string, permits: number, options: { ttlMs: number; waitMs?: number }): Promise<PermitLike>;
+  acquire(resource: string, permits: number, options: { ttlMs: number; waitMs?: number }): Promise<PermitLike>;
 }
 interface IdempotencyServiceLike {
   execute<T>(key: string, work: () => Promise<T>, options?: { ttlMs?: number }): Promise<T>;

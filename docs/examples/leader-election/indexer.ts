@@ -15,7 +15,7 @@ export class IndexerLeadership implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     // #region campaign
-    await this.election.campaign('indexer', { leaseMs: 10_000 }); // resolves after the first attempt: true if leading
+    await this.election.campaign('indexer', { ttlMs: 10_000 }); // resolves after the first attempt: true if leading
     this.election.changes('indexer').subscribe((change) => {
       if (change.type === 'gained') void this.indexer.start(change.term.signal, change.term.fencingToken);
     });

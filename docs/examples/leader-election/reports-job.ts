@@ -36,7 +36,7 @@ export class ReportsJob implements OnApplicationBootstrap, OnApplicationShutdown
     clearInterval(this.timer);
   }
 
-  @RunOnLeader('reports', { leaseMs: 15_000 })
+  @RunOnLeader('reports', { ttlMs: 15_000 })
   async publish(): Promise<void> {
     const term = this.election.currentTerm()!; // the term this call runs under
     for (const batch of await this.reports.pending()) {

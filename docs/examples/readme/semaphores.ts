@@ -6,7 +6,7 @@ export class PartnerClient {
   constructor(private readonly locks: LockService) {}
 
   // At most 3 calls to the partner's API at once, across every instance; 409 when none frees up within 2 s.
-  @WithPermit({ name: 'partner-api', permits: 3, ttlMs: 10_000, waitMs: 2_000 })
+  @WithPermit({ resource: 'partner-api', permits: 3, ttlMs: 10_000, waitMs: 2_000 })
   async quote(orderId: string): Promise<{ orderId: string; price: number }> {
     return { orderId, price: 42 };
   }

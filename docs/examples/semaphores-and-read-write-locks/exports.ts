@@ -10,7 +10,7 @@ export class Exports {
 
   // Decorator: at most 3 renders at once across all instances; waits up to 2 s for a permit (409 + Retry-After on
   // an HTTP handler when none frees up, the method does not run).
-  @WithPermit({ name: 'pdf-render', permits: 3, ttlMs: 30_000, waitMs: 2_000 })
+  @WithPermit({ resource: 'pdf-render', permits: 3, ttlMs: 30_000, waitMs: 2_000 })
   async render(jobId: string): Promise<void> {
     this.rendered.push(jobId);
   }

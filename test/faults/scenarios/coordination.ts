@@ -107,15 +107,15 @@ function classify(round: KillObservation, owners: Record<string, string>): KillR
 async function semaphore(context: ScenarioContext, url: string, admin: Redis): Promise<Check[]> {
   const prefix = 'fco-sem';
   const data = 'fco-semdata';
-  const name = 'pool';
-  const holdersKey = `${prefix}:semaphore:{${name}}`;
+  const resource = 'pool';
+  const holdersKey = `${prefix}:semaphore:{${resource}}`;
   const occupants = `${data}:occupants`;
   const spawn = (): TsChild =>
     spawnChild(context, 'semaphore-contender.ts', {
       REDIS_URL: url,
       KEY_PREFIX: prefix,
       DATA_PREFIX: data,
-      SEMAPHORE: name,
+      SEMAPHORE: resource,
       PERMITS: String(PERMITS),
       TTL_MS: String(PERMIT_TTL_MS),
       CONTENDERS: String(SEM_CONTENDERS),
@@ -217,7 +217,7 @@ async function semaphore(context: ScenarioContext, url: string, admin: Redis): P
   const semaphores = app.get(SemaphoreService);
   const heldAtEnd = await admin.zcount(holdersKey, `(${await serverMs(admin)}`, '+inf');
   const fresh = [];
-  for (let i = 0; i <= PERMITS; i++) fresh.push(await semaphores.tryAcquire(name, PERMITS, { ttlMs: 5000 }));
+  for (let i = 0; i <= PERMITS; i++) fresh.push(await semaphores.tryAcquire(resource, PERMITS, { ttlMs: 5000 }));
   const granted = fresh.filter((p) => p !== null);
   await Promise.all(granted.map((p) => p!.release()));
   await app.close();
@@ -347,7 +347,7 @@ async function readWriteLock(context: ScenarioContext, url: string, admin: Redis
 // ---------------------------------------------------------------------------------------------------------------
 // Leader election: three candidate processes; the leader SIGSTOPped past its lease, or SIGKILLed.
 
-const LEASE_MS = 1000;
+const TTL_MS = 1000;
 const RENEW_EVERY_MS = 250;
 const WRITE_EVERY_MS = 50;
 const FREEZE_MS = 2500;
@@ -373,9 +373,9 @@ async function leaderElection(context: ScenarioContext, url: string, admin: Redi
       REDIS_URL: url,
       KEY_PREFIX: 'fco-leader',
       DATA_PREFIX: data,
-      ROLE: 'reports',
+      RESOURCE: 'reports',
       NAME: `c${serial++}`,
-      LEASE_MS: String(LEASE_MS),
+      TTL_MS: String(TTL_MS),
       RENEW_EVERY_MS: String(RENEW_EVERY_MS),
       WRITE_EVERY_MS: String(WRITE_EVERY_MS),
     });
@@ -400,7 +400,7 @@ async function leaderElection(context: ScenarioContext, url: string, admin: Redi
         found = { child: leaders[0], token: leading(leaders[0])! };
         return Number(await admin.get(`${data}:fence`)) === found.token;
       },
-      LEASE_MS * 10,
+      TTL_MS * 10,
       'one leader writing',
     );
     return found!;
@@ -420,7 +420,7 @@ async function leaderElection(context: ScenarioContext, url: string, admin: Redi
         for (const c of alive()) if (c !== leader) gained ??= lineAfter(c, marks.get(c)!, /^gained (\d+)$/);
         return gained !== undefined;
       },
-      LEASE_MS * 10,
+      TTL_MS * 10,
       'a follower to take over',
     );
     const newToken = Number(gained!.match[1]);
@@ -478,7 +478,7 @@ async function leaderElection(context: ScenarioContext, url: string, admin: Redi
   }
   const careful = log.filter((e) => e.kind === 'careful').length;
   const stops = faults.filter((f) => f === 'SIGSTOP').length;
-  const bound = LEASE_MS + RENEW_EVERY_MS + LEADER_SLACK_MS;
+  const bound = TTL_MS + RENEW_EVERY_MS + LEADER_SLACK_MS;
   const list = (fault: string): string =>
     takeovers
       .filter((t) => t.fault === fault)
@@ -519,7 +519,7 @@ async function leaderElection(context: ScenarioContext, url: string, admin: Redi
     ),
     check(
       'leader election',
-      `takeover ≤ lease + one renewal interval + ${LEADER_SLACK_MS} ms for this 2-core machine (${LEASE_MS} + ${RENEW_EVERY_MS} + ${LEADER_SLACK_MS} = ${bound} ms) after SIGSTOP or SIGKILL of the leader`,
+      `takeover ≤ lease + one renewal interval + ${LEADER_SLACK_MS} ms for this 2-core machine (${TTL_MS} + ${RENEW_EVERY_MS} + ${LEADER_SLACK_MS} = ${bound} ms) after SIGSTOP or SIGKILL of the leader`,
       `SIGSTOP: ${list('SIGSTOP')}; SIGKILL: ${list('SIGKILL')}`,
       takeovers.length === faults.length && takeovers.every((t) => t.ms <= bound),
     ),

@@ -4,7 +4,7 @@ import { filter, firstValueFrom, map, merge, timeout } from 'rxjs';
 import { startLockApp } from '../lock/lock-test-app';
 
 /** The lease of these specs: short, so takeovers happen in about a second. */
-export const LEASE = { leaseMs: 1000, renewEveryMs: 200 } as const;
+export const LEASE = { ttlMs: 1000, renewEveryMs: 200 } as const;
 /** What timers and round trips may add on a loaded 2-core machine to a bound computed from the lease. */
 export const SLACK_MS = 500;
 
@@ -20,19 +20,19 @@ export async function startInstances(
   return apps;
 }
 
-/** Which of the elections lead `role` right now (their indexes). */
-export function leadersOf(elections: LeaderElection[], role: string): number[] {
-  return elections.flatMap((election, i) => (election.isLeader(role) ? [i] : []));
+/** Which of the elections lead `resource` right now (their indexes). */
+export function leadersOf(elections: LeaderElection[], resource: string): number[] {
+  return elections.flatMap((election, i) => (election.isLeader(resource) ? [i] : []));
 }
 
-/** The next term gained among `elections` for `role`, with the index of the instance that gained it. */
+/** The next term gained among `elections` for `resource`, with the index of the instance that gained it. */
 export function nextGain(
   elections: LeaderElection[],
-  role: string,
+  resource: string,
   withinMs: number,
 ): Promise<{ index: number; change: LeadershipChange }> {
   const gains = elections.map((election, index) =>
-    election.changes(role).pipe(
+    election.changes(resource).pipe(
       filter((change) => change.type === 'gained'),
       map((change) => ({ index, change })),
     ),

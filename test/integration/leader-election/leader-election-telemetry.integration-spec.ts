@@ -42,31 +42,31 @@ describe.each<BackendName>(['standalone', 'memory'])('leader election metrics on
     return typeof found.value === 'number' ? found.value : found.value.count;
   }
 
-  it('counts terms gained and ended by role, times terms, and reports who leads on a gauge', async () => {
+  it('counts terms gained and ended by resource, times terms, and reports who leads on a gauge', async () => {
     const app = await startLockApp({ connection: connectionOf(backend), keyPrefix: uniquePrefix(`le-otel-${backend}`) });
     try {
       const election = app.get(LeaderElection);
       expect(await election.campaign('jobs', LEASE)).toBe(true);
-      expect(await value('redis_patterns.leader_election.term_changes', { role: 'jobs', change: 'gained' })).toBe(1);
-      expect(await value('redis_patterns.leader_election.leader', { role: 'jobs' })).toBe(1);
+      expect(await value('redis_patterns.leader_election.term_changes', { resource: 'jobs', change: 'gained' })).toBe(1);
+      expect(await value('redis_patterns.leader_election.leader', { resource: 'jobs' })).toBe(1);
 
       await election.resign('jobs');
-      expect(await value('redis_patterns.leader_election.term_changes', { role: 'jobs', change: 'resigned' })).toBe(1);
-      expect(await value('redis_patterns.leader_election.term.duration', { role: 'jobs' })).toBe(1);
-      expect(await value('redis_patterns.leader_election.leader', { role: 'jobs' })).toBe(0);
+      expect(await value('redis_patterns.leader_election.term_changes', { resource: 'jobs', change: 'resigned' })).toBe(1);
+      expect(await value('redis_patterns.leader_election.term.duration', { resource: 'jobs' })).toBe(1);
+      expect(await value('redis_patterns.leader_election.leader', { resource: 'jobs' })).toBe(0);
 
       await election.campaign('jobs', LEASE);
       for (const point of await points('redis_patterns.leader_election.term_changes')) {
-        expect(Object.keys(point.attributes).sort()).toEqual(['change', 'role']);
+        expect(Object.keys(point.attributes).sort()).toEqual(['change', 'resource']);
       }
     } finally {
       await app.close();
     }
-    expect(await value('redis_patterns.leader_election.term_changes', { role: 'jobs', change: 'shutdown' })).toBe(1);
+    expect(await value('redis_patterns.leader_election.term_changes', { resource: 'jobs', change: 'shutdown' })).toBe(1);
   });
 });
 
-/** A job whose second run resigns the role while it runs: its term ends mid-run. */
+/** A job whose second run resigns the resource while it runs: its term ends mid-run. */
 @Injectable()
 class Nightly {
   constructor(private readonly election: LeaderElection) {}
@@ -109,7 +109,7 @@ describe('leader election spans (memory)', () => {
       const [completed, ended] = runs();
       expect(completed.attributes).toMatchObject({
         'code.function.name': 'Nightly.run',
-        'redis_patterns.leader_election.role': 'nightly',
+        'redis_patterns.leader_election.resource': 'nightly',
         'redis_patterns.leader_election.outcome': 'completed',
       });
       expect(completed.status.code).toBe(SpanStatusCode.UNSET);

@@ -66,7 +66,7 @@ describe.each(['standalone', 'cluster'] as const)('leader election on %s', (topo
 
     // Steady state, across many renewals: one leader at every sample.
     const steady: number[] = [];
-    for (const until = performance.now() + 2 * LEASE.leaseMs; performance.now() < until;) {
+    for (const until = performance.now() + 2 * LEASE.ttlMs; performance.now() < until;) {
       steady.push(leadersOf(elections, 'jobs').length);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
@@ -97,8 +97,8 @@ describe.each(['standalone', 'cluster'] as const)('leader election on %s', (topo
     try {
       expect(await keys.keysWithoutTtl(prefix)).toEqual([]);
       expect(await keys.pttl(`${prefix}:leader:{jobs}`)).toBeGreaterThan(0);
-      expect(await keys.pttl(`${prefix}:leader:{jobs}`)).toBeLessThanOrEqual(LEASE.leaseMs);
-      expect(await keys.pttl(`${prefix}:leader:{jobs}:fence`)).toBeGreaterThan(LEASE.leaseMs);
+      expect(await keys.pttl(`${prefix}:leader:{jobs}`)).toBeLessThanOrEqual(LEASE.ttlMs);
+      expect(await keys.pttl(`${prefix}:leader:{jobs}:fence`)).toBeGreaterThan(LEASE.ttlMs);
     } finally {
       keys.close();
     }
@@ -113,7 +113,7 @@ describe.each(['standalone', 'cluster'] as const)('leader election on %s', (topo
     const oldToken = elections[leader].currentTerm('jobs')!.fencingToken;
     const signal = elections[leader].currentTerm('jobs')!.signal;
     const rest = elections.filter((_, i) => i !== leader);
-    const gained = nextGain(rest, 'jobs', LEASE.leaseMs + LEASE.renewEveryMs + SLACK_MS);
+    const gained = nextGain(rest, 'jobs', LEASE.ttlMs + LEASE.renewEveryMs + SLACK_MS);
 
     await apps[leader].close();
     const closedAt = performance.now();
@@ -132,8 +132,8 @@ describe.each(['standalone', 'cluster'] as const)('leader election on %s', (topo
     const child = new TsChild('test/fixtures/leader-election/leader-worker.ts', {
       CONNECTION: JSON.stringify(connectionOf(topology)),
       KEY_PREFIX: prefix,
-      ROLE: 'jobs',
-      LEASE_MS: String(LEASE.leaseMs),
+      RESOURCE: 'jobs',
+      TTL_MS: String(LEASE.ttlMs),
       RENEW_EVERY_MS: String(LEASE.renewEveryMs),
     });
     try {
@@ -143,11 +143,11 @@ describe.each(['standalone', 'cluster'] as const)('leader election on %s', (topo
       await Promise.all(elections.map((election) => election.campaign('jobs', LEASE)));
       expect(leadersOf(elections, 'jobs')).toEqual([]);
 
-      const gained = nextGain(elections, 'jobs', LEASE.leaseMs + LEASE.renewEveryMs + SLACK_MS);
+      const gained = nextGain(elections, 'jobs', LEASE.ttlMs + LEASE.renewEveryMs + SLACK_MS);
       child.signal('SIGSTOP');
       const stoppedAt = performance.now();
       const { index, change } = await gained;
-      expect(performance.now() - stoppedAt).toBeLessThanOrEqual(LEASE.leaseMs + LEASE.renewEveryMs + SLACK_MS);
+      expect(performance.now() - stoppedAt).toBeLessThanOrEqual(LEASE.ttlMs + LEASE.renewEveryMs + SLACK_MS);
       expect(change.term.fencingToken).toBeGreaterThan(childToken);
       // The protected resource (a store that remembers the highest fencing token it accepted) took the new leader's write.
       const highestAccepted = change.term.fencingToken;
@@ -217,7 +217,7 @@ describe('leader election when Redis freezes (private server): fail closed', () 
 
   it('the leader steps down before its lease could expire in Redis, and leads again (a new term) once Redis answers', async () => {
     server = await privateServer();
-    const lease = { leaseMs: 2000, renewEveryMs: 400 };
+    const lease = { ttlMs: 2000, renewEveryMs: 400 };
     app = await startLockApp({ connection: server.url, keyPrefix: uniquePrefix('le-freeze'), commandTimeoutMs: 300 });
     const election = app.get(LeaderElection);
     expect(await election.campaign('jobs', lease)).toBe(true);
@@ -234,7 +234,7 @@ describe('leader election when Redis freezes (private server): fail closed', () 
     expect(election.isLeader('jobs')).toBe(false);
     // Redis expires the lease no earlier than `validFor + margin` after the freeze (the validity counts from the send
     // time of the last renewal, minus the margin): the instance stepped down before that.
-    expect(steppedDownAfter).toBeLessThan(validFor + stepDownMarginMs(lease.leaseMs, 0.01));
+    expect(steppedDownAfter).toBeLessThan(validFor + stepDownMarginMs(lease.ttlMs, 0.01));
 
     await waitFor(() => election.isLeader('jobs'), 10_000);
     expect(election.currentTerm('jobs')!.fencingToken).toBeGreaterThan(term.fencingToken);
@@ -242,7 +242,7 @@ describe('leader election when Redis freezes (private server): fail closed', () 
 });
 
 describe('leader election in memory mode', () => {
-  it('every application is the leader of every role it campaigns for; terms are fenced, runs happen, keys have TTLs', async () => {
+  it('every application is the leader of every resource it campaigns for; terms are fenced, runs happen, keys have TTLs', async () => {
     const prefix = uniquePrefix('le-memory');
     const apps = await startInstances(2, { connection: connectionOf('memory'), keyPrefix: prefix }, [Reports]);
     try {
@@ -288,34 +288,34 @@ describe('leader election options', () => {
   it('fails startup naming the decorator option', async () => {
     @Injectable()
     class ShortLease {
-      @RunOnLeader('jobs', { leaseMs: 50 })
+      @RunOnLeader('jobs', { ttlMs: 50 })
       async run(): Promise<void> {}
     }
     @Injectable()
     class SlowRenewal {
-      @RunOnLeader('jobs', { leaseMs: 1000, renewEveryMs: 800 })
+      @RunOnLeader('jobs', { ttlMs: 1000, renewEveryMs: 800 })
       async run(): Promise<void> {}
     }
     @Injectable()
-    class BadRole {
+    class BadResource {
       @RunOnLeader('user {42}')
       async run(): Promise<void> {}
     }
     @Injectable()
     class Disagreeing {
-      @RunOnLeader('jobs', { leaseMs: 1000 })
+      @RunOnLeader('jobs', { ttlMs: 1000 })
       async first(): Promise<void> {}
 
-      @RunOnLeader('jobs', { leaseMs: 2000 })
+      @RunOnLeader('jobs', { ttlMs: 2000 })
       async second(): Promise<void> {}
     }
     await expect(startupError([ShortLease])).resolves.toMatchObject({
       constructor: InvalidOptionsError,
-      option: '@RunOnLeader(ShortLease.run).leaseMs',
+      option: '@RunOnLeader(ShortLease.run).ttlMs',
     });
     await expect(startupError([SlowRenewal])).resolves.toMatchObject({ option: '@RunOnLeader(SlowRenewal.run).renewEveryMs' });
-    await expect(startupError([BadRole])).resolves.toMatchObject({ option: '@RunOnLeader(BadRole.run).role' });
-    await expect(startupError([Disagreeing])).resolves.toMatchObject({ option: '@RunOnLeader(Disagreeing.second).leaseMs' });
+    await expect(startupError([BadResource])).resolves.toMatchObject({ option: '@RunOnLeader(BadResource.run).resource' });
+    await expect(startupError([Disagreeing])).resolves.toMatchObject({ option: '@RunOnLeader(Disagreeing.second).ttlMs' });
   });
 
   it('refuses a request handler at startup', async () => {
@@ -334,12 +334,12 @@ describe('leader election options', () => {
     const app = await startLockApp(memory);
     try {
       const election = app.get(LeaderElection);
-      expect(() => election.campaign('', LEASE)).toThrow(expect.objectContaining({ argument: 'role' }));
-      expect(() => election.campaign('jobs', { leaseMs: 1000, renewEveryMs: 900 })).toThrow(
+      expect(() => election.campaign('', LEASE)).toThrow(expect.objectContaining({ argument: 'resource' }));
+      expect(() => election.campaign('jobs', { ttlMs: 1000, renewEveryMs: 900 })).toThrow(
         expect.objectContaining({ argument: 'options.renewEveryMs' }),
       );
       await election.campaign('jobs', LEASE);
-      expect(() => election.campaign('jobs', { leaseMs: 5000 })).toThrow(InvalidArgumentError);
+      expect(() => election.campaign('jobs', { ttlMs: 5000 })).toThrow(InvalidArgumentError);
       // Without options a call joins the running campaign.
       await expect(election.campaign('jobs')).resolves.toBe(true);
     } finally {

@@ -120,7 +120,7 @@ describe('WAIT replica acknowledgement (private servers)', () => {
   it('gives the lock back when too few replicas acknowledge it, and grants it once a replica syncs', async () => {
     primary = await privateServer();
     const prefix = uniquePrefix('lock-wait');
-    const options = { connection: primary.url, keyPrefix: prefix, lock: { waitReplicas: 1, waitTimeoutMs: 50 } };
+    const options = { connection: primary.url, keyPrefix: prefix, lock: { waitReplicas: 1, waitReplicasTimeoutMs: 50 } };
     const app = await startLockApp(options);
     const client = new Redis(primary.url);
     try {

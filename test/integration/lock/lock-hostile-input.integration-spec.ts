@@ -24,7 +24,7 @@ class Jobs {
     return 'ran';
   }
 
-  @WithPermit({ name: 'refused-permit', permits: 2, ttlMs: 2000 })
+  @WithPermit({ resource: 'refused-permit', permits: 2, ttlMs: 2000 })
   async withPermit(): Promise<string> {
     this.runs++;
     return 'ran';
@@ -136,7 +136,7 @@ describe('Locks, semaphores and leader election when Redis refuses the scripts (
   it('leader election stays a follower and logs the refusal at error level, once per interval', async () => {
     const election = app.get(LeaderElection);
     const before = log.errors.length;
-    expect(await election.campaign('refused-role', { leaseMs: 1000, renewEveryMs: 100 })).toBe(false);
+    expect(await election.campaign('refused-role', { ttlMs: 1000, renewEveryMs: 100 })).toBe(false);
     expect(election.isLeader('refused-role')).toBe(false);
     const logged = log.errors.slice(before).filter((m) => m.includes('refused-role'));
     expect(logged).toHaveLength(1);

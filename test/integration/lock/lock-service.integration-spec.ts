@@ -185,7 +185,7 @@ describe('lock options', () => {
     [{ ttl: 5 }, 'lock.ttl'],
     [{ autoExtendRatio: 1 }, 'lock.autoExtendRatio'],
     [{ redlock: { connections: ['default'] } }, 'lock.redlock.connections'],
-    [{ waitReplicas: 1, waitTimeoutMs: 900 }, 'lock.waitTimeoutMs'],
+    [{ waitReplicas: 1, waitReplicasTimeoutMs: 900 }, 'lock.waitReplicasTimeoutMs'],
   ])('fails startup on %j naming %s', async (lock, option) => {
     const error = await startLockApp({ connection: connectionFor('standalone'), lock: lock as never }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidOptionsError);

@@ -24,7 +24,7 @@ class Renders {
   maxActive = 0;
   runs = 0;
 
-  @WithPermit({ name: 'render', permits: 2, ttlMs: 2000, waitMs: 20_000 })
+  @WithPermit({ resource: 'render', permits: 2, ttlMs: 2000, waitMs: 20_000 })
   async render(): Promise<number> {
     this.active++;
     this.maxActive = Math.max(this.maxActive, this.active);
@@ -39,7 +39,7 @@ class ExportsController {
   handled = 0;
 
   @Get(':tenant')
-  @WithPermit({ name: (tenant: string) => `export:${tenant}`, permits: 1, ttlMs: 3000 })
+  @WithPermit({ resource: (tenant: string) => `export:${tenant}`, permits: 1, ttlMs: 3000 })
   async run(@Param('tenant') tenant: string): Promise<{ tenant: string }> {
     this.handled++;
     return { tenant };
@@ -163,6 +163,7 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('SemaphoreServic
     expect(result).toBe('done');
     expect(reason).toBeInstanceOf(PermitLostError);
     expect((reason as PermitLostError).message).toMatch(/permit of semaphore "removed" was lost/);
+    expect(reason).toMatchObject({ resource: 'removed', code: 'PERMIT_LOST' });
   });
 
   it('gives up after waitMs with a 409-able PermitNotAcquiredError, and tryAcquire answers null at once', async () => {
@@ -173,7 +174,9 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('SemaphoreServic
     expect(performance.now() - startedAt).toBeGreaterThanOrEqual(190);
     expect(performance.now() - startedAt).toBeLessThan(1500);
     expect(error).toBeInstanceOf(PermitNotAcquiredError);
-    expect(error).toMatchObject({ semaphore: 'busy', permits: 2, reason: 'contention' });
+    expect(error).toMatchObject({ resource: 'busy', permits: 2, reason: 'contention' });
+    expect(error).not.toHaveProperty('semaphore');
+    expect((error as PermitNotAcquiredError).message).toMatch(/No permit of semaphore "busy" \(2 permits\)/);
     const answer = (error as PermitNotAcquiredError).toHttpResponse();
     expect(answer.status).toBe(409);
     expect(Number(answer.headers!['Retry-After'])).toBeGreaterThanOrEqual(1);
@@ -209,14 +212,14 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('SemaphoreServic
   });
 
   it('rejects bad arguments naming them, and writes nothing', async () => {
-    await expect(semaphores.tryAcquire('', 1)).rejects.toMatchObject({ argument: 'name' });
+    await expect(semaphores.tryAcquire('', 1)).rejects.toMatchObject({ argument: 'resource' });
     await expect(semaphores.tryAcquire('bad-permits', 0)).rejects.toMatchObject({ argument: 'permits' });
     await expect(semaphores.acquire('bad-ttl', 1, { ttlMs: 0 })).rejects.toMatchObject({ argument: 'ttlMs' });
     await expect(semaphores.using('bad-work', 1, 'work' as never)).rejects.toMatchObject({ argument: 'work' });
     expect(await admin.keys(`${prefix}:semaphore:{bad`)).toEqual([]);
   });
 
-  it('keeps a semaphore in one slot, escapes its name, and leaves no key without a TTL', async () => {
+  it('keeps a semaphore in one slot, escapes its resource, and leaves no key without a TTL', async () => {
     const permit = (await semaphores.tryAcquire('tenant:9 {x}', 4, { ttlMs: 5000 }))!;
     expect(permit.keys.lease).toBe(`${prefix}:semaphore:{tenant%3A9%20%7Bx%7D}`);
     if (backend === 'cluster') {
@@ -253,13 +256,13 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('SemaphoreServic
 
 describe('@WithPermit startup checks', () => {
   it.each([
-    [{ name: 'x', permits: 0 }, 'permits'],
-    [{ name: 'x', permits: 1.5 }, 'permits'],
-    [{ name: 'x' }, 'permits'],
-    [{ name: '', permits: 2 }, 'name'],
-    [{ name: 'x', permits: 2, ttlMs: 0 }, 'ttlMs'],
-    [{ name: 'x', permits: 2, waitMs: -1 }, 'waitMs'],
-    [{ name: 'x', permits: 2, ttl: 5 }, 'ttl'],
+    [{ resource: 'x', permits: 0 }, 'permits'],
+    [{ resource: 'x', permits: 1.5 }, 'permits'],
+    [{ resource: 'x' }, 'permits'],
+    [{ resource: '', permits: 2 }, 'resource'],
+    [{ resource: 'x', permits: 2, ttlMs: 0 }, 'ttlMs'],
+    [{ resource: 'x', permits: 2, waitMs: -1 }, 'waitMs'],
+    [{ resource: 'x', permits: 2, ttl: 5 }, 'ttl'],
   ])('fails startup on %j naming @WithPermit(Bad.run).%s', async (options, option) => {
     @Injectable()
     class Bad {
@@ -269,6 +272,18 @@ describe('@WithPermit startup checks', () => {
     const error = await startLockApp({ connection: connectionFor('standalone') }, { providers: [Bad] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidOptionsError);
     expect((error as InvalidOptionsError).option).toBe(`@WithPermit(Bad.run).${option}`);
+  });
+
+  it('fails startup on the 0.x option name, naming `resource`', async () => {
+    @Injectable()
+    class Renamed {
+      @WithPermit({ name: 'x', permits: 2 } as never)
+      async run(): Promise<void> {}
+    }
+    const error = await startLockApp({ connection: connectionFor('standalone') }, { providers: [Renamed] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidOptionsError);
+    expect((error as InvalidOptionsError).option).toBe('@WithPermit(Renamed.run).name');
+    expect((error as InvalidOptionsError).message).toContain('`resource` (`name` was renamed in 1.0)');
   });
 });
 

@@ -20,7 +20,7 @@ export class ShippingPartner {
   inFlight = 0;
   peakInFlight = 0;
 
-  @WithPermit({ name: 'shipping-partner', permits: SHIPPING_PARTNER_PERMITS, ttlMs: 5_000, waitMs: 1_000 })
+  @WithPermit({ resource: 'shipping-partner', permits: SHIPPING_PARTNER_PERMITS, ttlMs: 5_000, waitMs: 1_000 })
   async quote(orderId: number): Promise<ShippingQuote> {
     this.peakInFlight = Math.max(this.peakInFlight, ++this.inFlight);
     try {

@@ -5,7 +5,7 @@ import { BOARD } from './scores.controller';
 /** The capped list of leaderboard snapshots, newest first. */
 export const SNAPSHOTS = 'leaderboard-snapshots';
 
-/** A snapshot of the top three, taken by whichever instance leads the `leaderboard-snapshot` role. */
+/** A snapshot of the top three, taken by whichever instance leads the `leaderboard-snapshot` resource. */
 export interface LeaderboardSnapshot {
   at: string;
   top: Array<{ member: string; score: number }>;
@@ -43,7 +43,7 @@ export class LeaderboardSnapshotJob implements OnApplicationBootstrap, OnApplica
   }
 
   /** Followers skip the call (it resolves undefined); the leader writes a snapshot with its term's fencing token. */
-  @RunOnLeader('leaderboard-snapshot', { leaseMs: 10_000 })
+  @RunOnLeader('leaderboard-snapshot', { ttlMs: 10_000 })
   async snapshot(): Promise<LeaderboardSnapshot> {
     const term = this.election.currentTerm()!;
     const top = (await this.leaderboard.top(BOARD, 3)).map(({ member, score }) => ({ member, score }));
@@ -53,7 +53,7 @@ export class LeaderboardSnapshotJob implements OnApplicationBootstrap, OnApplica
     return snapshot;
   }
 
-  /** Whether this instance leads the role now, and the latest snapshots (any instance's). */
+  /** Whether this instance leads the resource now, and the latest snapshots (any instance's). */
   async status(): Promise<{ leader: boolean; runsHere: number; latest: LeaderboardSnapshot[] }> {
     return {
       leader: this.election.isLeader('leaderboard-snapshot'),

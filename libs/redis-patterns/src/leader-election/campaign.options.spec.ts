@@ -6,18 +6,18 @@ const PATH = '@RunOnLeader(Reports.run)';
 
 describe('campaign options', () => {
   it('defaults to a 10 s lease renewed every third of it', () => {
-    expect(resolveCampaignOptions(undefined, PATH)).toEqual({ leaseMs: 10_000, renewEveryMs: 3333 });
-    expect(resolveCampaignOptions({ leaseMs: 3000 }, PATH)).toEqual({ leaseMs: 3000, renewEveryMs: 1000 });
-    expect(resolveCampaignOptions({ leaseMs: 1000, renewEveryMs: 500 }, PATH)).toEqual({ leaseMs: 1000, renewEveryMs: 500 });
+    expect(resolveCampaignOptions(undefined, PATH)).toEqual({ ttlMs: 10_000, renewEveryMs: 3333 });
+    expect(resolveCampaignOptions({ ttlMs: 3000 }, PATH)).toEqual({ ttlMs: 3000, renewEveryMs: 1000 });
+    expect(resolveCampaignOptions({ ttlMs: 1000, renewEveryMs: 500 }, PATH)).toEqual({ ttlMs: 1000, renewEveryMs: 500 });
   });
 
   it.each([
-    [{ leaseMs: 99 }, `${PATH}.leaseMs`],
-    [{ leaseMs: 1500.5 }, `${PATH}.leaseMs`],
-    [{ leaseMs: '1000' }, `${PATH}.leaseMs`],
-    [{ leaseMs: 1000, renewEveryMs: 501 }, `${PATH}.renewEveryMs`],
+    [{ ttlMs: 99 }, `${PATH}.ttlMs`],
+    [{ ttlMs: 1500.5 }, `${PATH}.ttlMs`],
+    [{ ttlMs: '1000' }, `${PATH}.ttlMs`],
+    [{ ttlMs: 1000, renewEveryMs: 501 }, `${PATH}.renewEveryMs`],
     [{ renewEveryMs: 9 }, `${PATH}.renewEveryMs`],
-    [{ leaseMS: 1000 }, `${PATH}.leaseMS`],
+    [{ ttlMS: 1000 }, `${PATH}.ttlMS`],
     ['fast', PATH],
   ])('rejects %p naming %s', (options, option) => {
     const error = (() => {
@@ -31,13 +31,23 @@ describe('campaign options', () => {
     expect(error).toMatchObject({ option });
   });
 
+  it('fails the 0.x name leaseMs naming ttlMs, for a decorator and for a call', () => {
+    const attempt = (): unknown => resolveCampaignOptions({ leaseMs: 5000 }, PATH);
+    expect(attempt).toThrow(InvalidOptionsError);
+    expect(attempt).toThrow(expect.objectContaining({ option: `${PATH}.leaseMs` }));
+    expect(attempt).toThrow('`ttlMs` (`leaseMs` was renamed in 1.0)');
+    expect(() => checkCampaignArguments('reports', { leaseMs: 5000 })).toThrow(
+      expect.objectContaining({ argument: 'options.leaseMs', message: expect.stringContaining('`ttlMs`') }),
+    );
+  });
+
   it('fails a call with InvalidArgumentError naming the argument', () => {
-    expect(() => checkCampaignArguments('', undefined)).toThrow(expect.objectContaining({ argument: 'role' }));
+    expect(() => checkCampaignArguments('', undefined)).toThrow(expect.objectContaining({ argument: 'resource' }));
     expect(() => checkCampaignArguments('user:{42} *', undefined)).toThrow(InvalidArgumentError);
-    expect(() => checkCampaignArguments('reports', { leaseMs: 10 })).toThrow(expect.objectContaining({ argument: 'options.leaseMs' }));
-    expect(checkCampaignArguments('billing.nightly', { leaseMs: 600 })).toEqual({
-      role: 'billing.nightly',
-      settings: { leaseMs: 600, renewEveryMs: 200 },
+    expect(() => checkCampaignArguments('reports', { ttlMs: 10 })).toThrow(expect.objectContaining({ argument: 'options.ttlMs' }));
+    expect(checkCampaignArguments('billing.nightly', { ttlMs: 600 })).toEqual({
+      resource: 'billing.nightly',
+      settings: { ttlMs: 600, renewEveryMs: 200 },
     });
   });
 

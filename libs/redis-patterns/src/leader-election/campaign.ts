@@ -12,17 +12,17 @@ import { LeaderLease } from './leader-lease';
 import { LeaderTerm } from './leader-term';
 import { LeaderTermEndedError, type TermEndReason } from './leader-term-ended.error';
 
-/** A change of this instance's leadership of a role: a term gained, or a term ended and why. */
+/** A change of this instance's leadership of a resource: a term gained, or a term ended and why. */
 export type LeadershipChange =
-  | { readonly type: 'gained'; readonly role: string; readonly term: LeaderTerm }
-  | { readonly type: 'ended'; readonly role: string; readonly term: LeaderTerm; readonly reason: TermEndReason };
+  | { readonly type: 'gained'; readonly resource: string; readonly term: LeaderTerm }
+  | { readonly type: 'ended'; readonly resource: string; readonly term: LeaderTerm; readonly reason: TermEndReason };
 
 /** What a campaign needs from the service that runs it. */
 export interface CampaignContext {
   readonly store: ExclusiveLeaseStore;
   readonly tokens: TokenSource;
   /** The part of a lease not trusted because of clock drift, in ms (the lock's `driftFactor`). */
-  driftMs(leaseMs: number): number;
+  driftMs(ttlMs: number): number;
   readonly logger: LoggerService;
   /** Where "Redis could not be reached" goes: once, then at most every 10 s. */
   readonly outage: ThrottledLog;
@@ -32,13 +32,13 @@ export interface CampaignContext {
 }
 
 /**
- * The campaign of one role in this instance. A follower tries to take the lease (the lock's acquire script: SET NX
+ * The campaign of one resource in this instance. A follower tries to take the lease (the lock's acquire script: SET NX
  * PX with an owner token, and the fencing token, in one round trip) every `renewEveryMs`; the winner renews it
  * every `renewEveryMs` with the lease kernel's keep-alive (compare-and-PEXPIRE). The term ends when a renewal finds the
  * lease gone or someone else's, or — fail closed — when the lease's validity, measured on a monotonic clock from
  * the send time of the last successful renewal minus a drift margin, runs out without another: that is before
  * Redis can expire the key and let a follower in. A crashed or frozen leader's lease expires in Redis at most
- * `leaseMs` after its last renewal, and a follower retries within `renewEveryMs` of that.
+ * `ttlMs` after its last renewal, and a follower retries within `renewEveryMs` of that.
  */
 export class Campaign {
   private term?: { readonly term: LeaderTerm; readonly lease: LeaderLease; readonly keepAlive: KeepAlive<LostOf<LeaderLease>> };
@@ -50,7 +50,7 @@ export class Campaign {
   private readonly leaseContext: LeaseContext<LeaderLease>;
 
   constructor(
-    readonly role: string,
+    readonly resource: string,
     readonly settings: CampaignSettings,
     private readonly keys: LeaseKeys,
     private readonly context: CampaignContext,
@@ -73,7 +73,7 @@ export class Campaign {
     return this.inFlight ?? Promise.resolve();
   }
 
-  /** The current term, if this instance leads the role now. */
+  /** The current term, if this instance leads the resource now. */
   get currentTerm(): LeaderTerm | undefined {
     const term = this.term?.term;
     return term?.isActive ? term : undefined;
@@ -101,29 +101,29 @@ export class Campaign {
   }
 
   private async takeLease(): Promise<void> {
-    const { leaseMs, renewEveryMs } = this.settings;
+    const { ttlMs, renewEveryMs } = this.settings;
     const token = this.context.tokens.take();
     // Validity counts from before the send: the lease can only have started later in Redis, never earlier.
     const startedAt = performance.now();
     let result;
     try {
-      result = await this.context.store.attempt(this.keys, token, leaseMs);
+      result = await this.context.store.attempt(this.keys, token, ttlMs);
     } catch (error) {
       // Fail closed: no answer means follower. The store cleans up a lease the timed-out request may still take.
       const refused = refusalIn(error);
       if (refused) {
         this.context.refusal.warn(
-          `Leader election for "${this.role}": ${refused.message}; this instance stays a follower and retries every ${renewEveryMs} ms.`,
+          `Leader election for "${this.resource}": ${refused.message}; this instance stays a follower and retries every ${renewEveryMs} ms.`,
         );
         return this.schedule();
       }
       this.context.outage.warn(
-        `Leader election for "${this.role}": ${(error as Error).message} This instance stays a follower and retries every ${renewEveryMs} ms.`,
+        `Leader election for "${this.resource}": ${(error as Error).message} This instance stays a follower and retries every ${renewEveryMs} ms.`,
       );
       return this.schedule();
     }
     if (!result.acquired) return this.schedule();
-    const lease = new LeaderLease(this.role, token, result.fencingToken, this.keys, leaseMs, startedAt, this.leaseContext);
+    const lease = new LeaderLease(this.resource, token, result.fencingToken, this.keys, ttlMs, startedAt, this.leaseContext);
     if (this.stopped || !lease.isHeld) {
       // Stopped meanwhile, or the reply came after the lease's validity: it may already be someone else's turn.
       await this.giveBack(lease);
@@ -133,19 +133,19 @@ export class Campaign {
   }
 
   private begin(lease: LeaderLease): void {
-    const term = new LeaderTerm(this.role, lease, (lapsed) => void this.end(lapsed, 'expired'));
+    const term = new LeaderTerm(this.resource, lease, (lapsed) => void this.end(lapsed, 'expired'));
     // Renew at least twice per validity, even when a large lock.driftFactor eats into the lease.
     const intervalMs = Math.min(this.settings.renewEveryMs, Math.max(1, Math.floor(lease.remainingMs / 2)));
     const keepAlive = keepLeaseAlive(
       lease,
-      this.settings.leaseMs,
+      this.settings.ttlMs,
       intervalMs,
       (error) => void this.end(term, this.gone.has(lease) ? 'lost' : 'expired', error),
       this.context.logger,
     );
     this.term = { term, lease, keepAlive };
     keepAlive.start();
-    this.context.changed({ type: 'gained', role: this.role, term });
+    this.context.changed({ type: 'gained', resource: this.resource, term });
   }
 
   /** Ends `term` (once): aborts its signal, tells the service, gives the lease back, and goes on campaigning. */
@@ -154,8 +154,8 @@ export class Campaign {
     if (current?.term !== term) return;
     this.term = undefined;
     current.keepAlive.stop();
-    term.end(new LeaderTermEndedError(this.role, reason, { cause }));
-    this.context.changed({ type: 'ended', role: this.role, term, reason });
+    term.end(new LeaderTermEndedError(this.resource, reason, { cause }));
+    this.context.changed({ type: 'ended', resource: this.resource, term, reason });
     // Compare-and-delete: it removes the lease only if it is still ours (a step-down on a slow renewal, a shutdown),
     // so followers take over at their next attempt instead of waiting out the lease.
     await this.giveBack(current.lease);
@@ -172,7 +172,9 @@ export class Campaign {
     try {
       await lease.release();
     } catch (error) {
-      this.context.logger.debug?.(`Could not give back the lease of "${this.role}" (it expires with its TTL): ${(error as Error).message}`);
+      this.context.logger.debug?.(
+        `Could not give back the lease of "${this.resource}" (it expires with its TTL): ${(error as Error).message}`,
+      );
     }
   }
 }

@@ -40,29 +40,29 @@ const runningTerm = new ScopedContext<LeaderTerm>();
 const tokens = new TokenSource();
 
 /**
- * Leader election per role (a job, a singleton task): the instances that campaign for a role compete for a lease —
- * a lock with an owner token, TTL = `leaseMs` and a fencing token per term — and the one that holds it is the
- * role's leader until it fails to renew it, resigns or shuts down. It fails closed: an instance that cannot renew
+ * Leader election per resource (a job, a singleton task): the instances that campaign for a resource compete for a lease —
+ * a lock with an owner token, TTL = `ttlMs` and a fencing token per term — and the one that holds it is the
+ * resource's leader until it fails to renew it, resigns or shuts down. It fails closed: an instance that cannot renew
  * stops being leader before its lease can expire in Redis. In memory mode (`memory://`) every application is the
- * leader of every role it campaigns for.
+ * leader of every resource it campaigns for.
  *
  * @example
- * await election.campaign('reports', { leaseMs: 10_000 });
+ * await election.campaign('reports', { ttlMs: 10_000 });
  * const term = election.currentTerm('reports');
  * if (term) await reports.publish({ fencingToken: term.fencingToken, signal: term.signal });
  */
 @Injectable()
 export class LeaderElection implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly campaigns = new Map<string, Campaign>();
-  /** Roles of `@RunOnLeader` methods, with their settings and the first method that declared each. */
+  /** Resources of `@RunOnLeader` methods, with their settings and the first method that declared each. */
   private readonly declared = new Map<string, { settings: CampaignSettings; by: string }>();
   private readonly running = new Set<Promise<unknown>>();
   private bootstrapped = false;
   private closing = false;
   private readonly logger: LoggerService;
   private readonly context: CampaignContext;
-  /** Every role this instance campaigned for: the gauge reports a resigned one as 0 rather than its last value. */
-  private readonly roles = new Set<string>();
+  /** Every resource this instance campaigned for: the gauge reports a resigned one as 0 rather than its last value. */
+  private readonly resources = new Set<string>();
   private readonly recorder: LeadershipRecorder;
   private readonly tracing = new LeaderElectionTracing();
 
@@ -73,11 +73,11 @@ export class LeaderElection implements OnApplicationBootstrap, BeforeApplication
     @Inject(LEASE_STORE) store: ExclusiveLeaseStore,
   ) {
     this.logger = options.logger ?? new Logger('RedisPatterns:LeaderElection');
-    this.recorder = new LeadershipRecorder(this.logger, () => [...this.roles].map((role) => [role, this.isLeader(role)]));
+    this.recorder = new LeadershipRecorder(this.logger, () => [...this.resources].map((resource) => [resource, this.isLeader(resource)]));
     this.context = {
       store,
       tokens,
-      driftMs: (leaseMs) => stepDownMarginMs(leaseMs, lockSettings.driftFactor),
+      driftMs: (ttlMs) => stepDownMarginMs(ttlMs, lockSettings.driftFactor),
       logger: this.logger,
       outage: new ThrottledLog(this.logger),
       // A refusal is a configuration error, not weather: throttled like an outage, but at error level.
@@ -87,77 +87,77 @@ export class LeaderElection implements OnApplicationBootstrap, BeforeApplication
   }
 
   /**
-   * Starts campaigning for `role` in the background (or joins the campaign already running) and resolves after
-   * the first attempt: true when this instance leads the role now. Followers retry every `renewEveryMs`; a Redis
+   * Starts campaigning for `resource` in the background (or joins the campaign already running) and resolves after
+   * the first attempt: true when this instance leads the resource now. Followers retry every `renewEveryMs`; a Redis
    * that does not answer leaves this instance a follower (never "probably leader").
    *
-   * @throws InvalidArgumentError naming `role` or `options.<name>`, or when the role already campaigns with other options.
+   * @throws InvalidArgumentError naming `resource` or `options.<name>`, or when the resource already campaigns with other options.
    */
-  campaign(role: string, options?: CampaignOptions): Promise<boolean> {
-    const checked = checkCampaignArguments(role, options);
-    const existing = this.campaigns.get(checked.role);
-    const agreed = existing?.settings ?? this.declared.get(checked.role)?.settings;
+  campaign(resource: string, options?: CampaignOptions): Promise<boolean> {
+    const checked = checkCampaignArguments(resource, options);
+    const existing = this.campaigns.get(checked.resource);
+    const agreed = existing?.settings ?? this.declared.get(checked.resource)?.settings;
     if (options !== undefined && agreed && !sameSettings(agreed, checked.settings)) {
-      throw new InvalidArgumentError('options', `role "${checked.role}" already campaigns with ${describeSettings(agreed)}`);
+      throw new InvalidArgumentError('options', `resource "${checked.resource}" already campaigns with ${describeSettings(agreed)}`);
     }
     if (existing) return existing.settled().then(() => existing.isLeader);
     if (this.closing) return Promise.resolve(false);
-    return this.start(checked.role, agreed ?? checked.settings);
+    return this.start(checked.resource, agreed ?? checked.settings);
   }
 
-  /** Whether this instance leads `role` now (exact: checked against the lease's validity on a monotonic clock). */
-  isLeader(role: string): boolean {
-    return this.campaigns.get(role)?.isLeader ?? false;
+  /** Whether this instance leads `resource` now (exact: checked against the lease's validity on a monotonic clock). */
+  isLeader(resource: string): boolean {
+    return this.campaigns.get(resource)?.isLeader ?? false;
   }
 
   /**
-   * The term this instance leads `role` in now, or undefined. Without a role: the term the running `@RunOnLeader`
+   * The term this instance leads `resource` in now, or undefined. Without a resource: the term the running `@RunOnLeader`
    * method was called under (it stays that term, ended or not, for the whole call).
    */
-  currentTerm(role?: string): LeaderTerm | undefined {
-    return role === undefined ? runningTerm.get() : this.campaigns.get(role)?.currentTerm;
+  currentTerm(resource?: string): LeaderTerm | undefined {
+    return resource === undefined ? runningTerm.get() : this.campaigns.get(resource)?.currentTerm;
   }
 
-  /** Terms gained and ended by this instance, for one role or all; completes when the application shuts down. */
-  changes(role?: string): Observable<LeadershipChange> {
-    return this.recorder.changes(role);
+  /** Terms gained and ended by this instance, for one resource or all; completes when the application shuts down. */
+  changes(resource?: string): Observable<LeadershipChange> {
+    return this.recorder.changes(resource);
   }
 
-  /** Stops campaigning for `role`; a term in progress ends (`resigned`) and the lease is given back at once. */
-  async resign(role: string): Promise<void> {
-    const campaign = this.campaigns.get(role);
+  /** Stops campaigning for `resource`; a term in progress ends (`resigned`) and the lease is given back at once. */
+  async resign(resource: string): Promise<void> {
+    const campaign = this.campaigns.get(resource);
     if (!campaign) return;
-    this.campaigns.delete(role);
+    this.campaigns.delete(resource);
     await campaign.stop('resigned');
   }
 
-  /** @internal A `@RunOnLeader` method of `role` (at `path`): its campaign starts at bootstrap. */
-  declare(role: string, settings: CampaignSettings, path: string): void {
+  /** @internal A `@RunOnLeader` method of `resource` (at `path`): its campaign starts at bootstrap. */
+  declare(resource: string, settings: CampaignSettings, path: string): void {
     const agreed =
-      this.declared.get(role) ??
-      (this.campaigns.has(role) ? { settings: this.campaigns.get(role)!.settings, by: 'campaign()' } : undefined);
+      this.declared.get(resource) ??
+      (this.campaigns.has(resource) ? { settings: this.campaigns.get(resource)!.settings, by: 'campaign()' } : undefined);
     if (agreed && !sameSettings(agreed.settings, settings)) {
-      const option = agreed.settings.leaseMs !== settings.leaseMs ? 'leaseMs' : 'renewEveryMs';
+      const option = agreed.settings.ttlMs !== settings.ttlMs ? 'ttlMs' : 'renewEveryMs';
       invalid(
         `${path}.${option}`,
-        `the same campaign options as ${agreed.by} for role "${role}" (${describeSettings(agreed.settings)})`,
+        `the same campaign options as ${agreed.by} for resource "${resource}" (${describeSettings(agreed.settings)})`,
         settings[option],
       );
     }
     if (agreed) return;
-    this.declared.set(role, { settings, by: path });
-    if (this.bootstrapped && !this.closing) void this.start(role, settings);
+    this.declared.set(resource, { settings, by: path });
+    if (this.bootstrapped && !this.closing) void this.start(resource, settings);
   }
 
-  /** @internal Runs a `@RunOnLeader` method's `work` when this instance leads `role`; resolves undefined otherwise. */
-  runAsLeader(role: string, work: () => Promise<unknown>, method: string): Promise<unknown> {
-    const term = this.closing ? undefined : this.campaigns.get(role)?.currentTerm;
+  /** @internal Runs a `@RunOnLeader` method's `work` when this instance leads `resource`; resolves undefined otherwise. */
+  runAsLeader(resource: string, work: () => Promise<unknown>, method: string): Promise<unknown> {
+    const term = this.closing ? undefined : this.campaigns.get(resource)?.currentTerm;
     if (!term) {
-      this.recorder.ran(role, 'skipped');
-      this.logger.debug?.(`${method} skipped: this instance is not the leader of "${role}".`);
+      this.recorder.ran(resource, 'skipped');
+      this.logger.debug?.(`${method} skipped: this instance is not the leader of "${resource}".`);
       return Promise.resolve(undefined);
     }
-    this.recorder.ran(role, 'ran');
+    this.recorder.ran(resource, 'ran');
     const run = runningTerm.run(term, () => this.tracing.run(method, term, work));
     this.running.add(run);
     const forget = (): boolean => this.running.delete(run);
@@ -165,12 +165,12 @@ export class LeaderElection implements OnApplicationBootstrap, BeforeApplication
     return run;
   }
 
-  /** Starts the campaign of every `@RunOnLeader` role and waits (up to `connectTimeoutMs`) for their first attempts. */
+  /** Starts the campaign of every `@RunOnLeader` resource and waits (up to `connectTimeoutMs`) for their first attempts. */
   async onApplicationBootstrap(): Promise<void> {
     this.bootstrapped = true;
     const starting = [...this.declared]
-      .filter(([role]) => !this.campaigns.has(role))
-      .map(([role, { settings }]) => this.start(role, settings));
+      .filter(([resource]) => !this.campaigns.has(resource))
+      .map(([resource, { settings }]) => this.start(resource, settings));
     if (starting.length > 0) await withDeadline(Promise.all(starting), this.options.startupWait.ms(), () => undefined);
   }
 
@@ -188,10 +188,10 @@ export class LeaderElection implements OnApplicationBootstrap, BeforeApplication
     this.recorder.close();
   }
 
-  private start(role: string, settings: CampaignSettings): Promise<boolean> {
-    const campaign = new Campaign(role, settings, leaseKeys(this.keys, role), this.context);
-    this.campaigns.set(role, campaign);
-    this.roles.add(role);
+  private start(resource: string, settings: CampaignSettings): Promise<boolean> {
+    const campaign = new Campaign(resource, settings, leaseKeys(this.keys, resource), this.context);
+    this.campaigns.set(resource, campaign);
+    this.resources.add(resource);
     return campaign.start().then(() => campaign.isLeader);
   }
 }

@@ -4,12 +4,12 @@ import { LeaderTermEndedError } from './leader-term-ended.error';
 
 /** The span of a `@RunOnLeader` method run by the leader. */
 const RUN_SPAN = 'redis_patterns.leader_election.run';
-const ROLE = 'redis_patterns.leader_election.role';
+const RESOURCE = 'redis_patterns.leader_election.resource';
 const OUTCOME = 'redis_patterns.leader_election.outcome';
 
 /**
  * Leader election's spans, like the lock's hold span: a `@RunOnLeader` run gets one only inside a trace (the
- * caller's span is its parent), and a term that ends while it runs adds an event and marks it failed. The role is
+ * caller's span is its parent), and a term that ends while it runs adds an event and marks it failed. The resource is
  * recorded: it is a configured name, never data.
  */
 export class LeaderElectionTracing {
@@ -17,7 +17,9 @@ export class LeaderElectionTracing {
 
   /** Runs `work` (a `@RunOnLeader` method, `method` its `Class.method`) in a run span when inside a trace. */
   run<T>(method: string, term: LeaderTerm, work: () => Promise<T>): Promise<T> {
-    const span = this.tracer.live ? this.tracer.startChild(RUN_SPAN, { 'code.function.name': method, [ROLE]: term.role }) : undefined;
+    const span = this.tracer.live
+      ? this.tracer.startChild(RUN_SPAN, { 'code.function.name': method, [RESOURCE]: term.resource })
+      : undefined;
     if (!span) return work();
     const ended = (): void => {
       const reason = term.signal.reason as LeaderTermEndedError;

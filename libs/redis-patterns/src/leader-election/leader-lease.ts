@@ -2,7 +2,7 @@ import { Lease } from '../lease/lease';
 import { LockLostError } from '../lock/lock-lost.error';
 
 /**
- * The lease a leader holds for its role (`resource`: the role). Its loss is a {@link LockLostError}, as when leader
+ * The lease a leader holds for its resource. Its loss is a {@link LockLostError}, as when leader
  * leases were locks: it becomes the `cause` of the term's LeaderTermEndedError, and log lines name it as a lock.
  */
 export class LeaderLease extends Lease<LockLostError> {

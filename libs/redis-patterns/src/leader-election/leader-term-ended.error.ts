@@ -5,7 +5,7 @@ import { RedisPatternsError } from '../errors/redis-patterns.error';
  * - `lost`: a renewal found the lease gone or held by another instance (this one was paused or cut off past it);
  * - `expired`: no renewal succeeded within the lease's validity (Redis unreachable, frozen or slow, or this process
  *   stalled): the instance stepped down before Redis could hand the lease to anyone else (fail closed);
- * - `resigned`: `resign(role)` was called;
+ * - `resigned`: `resign(resource)` was called;
  * - `shutdown`: the application is closing and gave the lease back.
  */
 export type TermEndReason = 'lost' | 'expired' | 'resigned' | 'shutdown';
@@ -17,16 +17,16 @@ const WHY: Record<TermEndReason, string> = {
   shutdown: 'the application is shutting down',
 };
 
-/** The reason of a term's AbortSignal when the term ends. The role is a configured name, never data. */
+/** The reason of a term's AbortSignal when the term ends. The resource is a configured name, never data. */
 export class LeaderTermEndedError extends RedisPatternsError {
   /** This error's stable code (docs/errors.md). */
   readonly code = 'LEADER_TERM_ENDED';
 
   constructor(
-    readonly role: string,
+    readonly resource: string,
     readonly reason: TermEndReason,
     options?: { cause?: unknown },
   ) {
-    super(`The leader term of "${role}" ended: ${WHY[reason]}.`, options);
+    super(`The leader term of "${resource}" ended: ${WHY[reason]}.`, options);
   }
 }

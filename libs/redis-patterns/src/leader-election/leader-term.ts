@@ -2,10 +2,10 @@ import type { Lease } from '../lease/lease';
 import type { LeaderTermEndedError } from './leader-term-ended.error';
 
 /**
- * One term of leadership of a role by this instance: from winning the lease to losing, resigning or giving it back.
+ * One term of leadership of a resource by this instance: from winning the lease to losing, resigning or giving it back.
  *
  * `fencingToken` is the lease's fencing token: it is strictly greater than the token of every earlier term of the
- * role, on any instance, so a store that remembers the highest token it accepted can refuse the writes of a leader
+ * resource, on any instance, so a store that remembers the highest token it accepted can refuse the writes of a leader
  * whose term ended while it was paused. `signal` aborts (reason: a {@link LeaderTermEndedError}) when the term
  * ends. `isActive` is exact at every read: it compares the lease's validity with a monotonic clock, and a read
  * after the validity ended ends the term on the spot (aborting `signal`) even if the timer that would have done it
@@ -20,13 +20,13 @@ export class LeaderTerm {
 
   /** @internal Created by LeaderElection. */
   constructor(
-    /** The role this term leads. */
-    readonly role: string,
+    /** The resource this term leads. */
+    readonly resource: string,
     private readonly lease: Lease,
     private readonly lapse: (term: LeaderTerm) => void,
   ) {}
 
-  /** Strictly increasing per role across every instance's terms; pass it with every write the term makes. */
+  /** Strictly increasing per resource across every instance's terms; pass it with every write the term makes. */
   get fencingToken(): number {
     return this.lease.fencingToken;
   }
@@ -36,7 +36,7 @@ export class LeaderTerm {
     return this.controller.signal;
   }
 
-  /** True while this instance is still the role's leader in this term (ends it when the validity just ran out). */
+  /** True while this instance is still the resource's leader in this term (ends it when the validity just ran out). */
   get isActive(): boolean {
     if (this.controller.signal.aborted) return false;
     if (this.lease.remainingMs > 0) return true;

@@ -14,25 +14,25 @@ export class LeadershipRecorder {
   private readonly termStarts = new WeakMap<LeaderTerm, number>();
   private readonly metrics: LeaderElectionMetrics;
 
-  /** `roles` tells the gauge, at collection time, each role campaigned for and whether this instance leads it. */
+  /** `resources` tells the gauge, at collection time, each resource campaigned for and whether this instance leads it. */
   constructor(
     private readonly logger: LoggerService,
-    roles: () => Iterable<[role: string, leader: boolean]>,
+    resources: () => Iterable<[resource: string, leader: boolean]>,
   ) {
-    this.metrics = new LeaderElectionMetrics(roles);
+    this.metrics = new LeaderElectionMetrics(resources);
   }
 
   record(change: LeadershipChange): void {
-    const { role, term } = change;
+    const { resource, term } = change;
     if (change.type === 'gained') {
       this.termStarts.set(term, performance.now());
-      this.metrics.changed(role, 'gained');
-      this.logger.log(`This instance is now the leader of "${role}" (fencing token ${term.fencingToken}).`);
+      this.metrics.changed(resource, 'gained');
+      this.logger.log(`This instance is now the leader of "${resource}" (fencing token ${term.fencingToken}).`);
     } else {
-      this.metrics.changed(role, change.reason);
+      this.metrics.changed(resource, change.reason);
       const startedAt = this.termStarts.get(term);
-      if (startedAt !== undefined) this.metrics.ended(role, startedAt);
-      const message = `This instance is no longer the leader of "${role}": ${(term.signal.reason as Error).message}`;
+      if (startedAt !== undefined) this.metrics.ended(resource, startedAt);
+      const message = `This instance is no longer the leader of "${resource}": ${(term.signal.reason as Error).message}`;
       if (change.reason === 'lost' || change.reason === 'expired') this.logger.warn(message);
       else this.logger.log(message);
     }
@@ -40,13 +40,13 @@ export class LeadershipRecorder {
   }
 
   /** A `@RunOnLeader` call, run or skipped. */
-  ran(role: string, outcome: 'ran' | 'skipped'): void {
-    this.metrics.ran(role, outcome);
+  ran(resource: string, outcome: 'ran' | 'skipped'): void {
+    this.metrics.ran(resource, outcome);
   }
 
-  changes(role?: string): Observable<LeadershipChange> {
+  changes(resource?: string): Observable<LeadershipChange> {
     const all = this.subject.asObservable();
-    return role === undefined ? all : all.pipe(filter((change) => change.role === role));
+    return resource === undefined ? all : all.pipe(filter((change) => change.resource === resource));
   }
 
   /** At shutdown: completes the Observable and stops the gauge. */

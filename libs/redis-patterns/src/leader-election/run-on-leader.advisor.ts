@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../core/advice/method-advice.interface';
 import { UnsupportedHandlerError } from '../errors/unsupported-handler.error';
-import { checkRoleOption, resolveCampaignOptions } from './campaign.options';
+import { checkResourceOption, resolveCampaignOptions } from './campaign.options';
 import { LeaderElection } from './leader-election.service';
 import type { RunOnLeaderDeclaration } from './run-on-leader.decorator';
 
 /**
- * Turns `@RunOnLeader` into the advice around each decorated method, and declares its role so the campaign starts
+ * Turns `@RunOnLeader` into the advice around each decorated method, and declares its resource so the campaign starts
  * at bootstrap. Bad options fail startup naming `@RunOnLeader(Class.method).<option>`.
  */
 @Injectable()
@@ -23,10 +23,10 @@ export class RunOnLeaderAdvisor implements MethodAdvisor<RunOnLeaderDeclaration>
         'is a request or message handler, and @RunOnLeader skips calls on followers; decorate the provider method it calls, or a scheduled one',
       );
     }
-    const role = checkRoleOption(declaration.role, `${path}.role`);
+    const resource = checkResourceOption(declaration.resource, `${path}.resource`);
     const settings = resolveCampaignOptions(declaration.options, path);
-    this.election.declare(role, settings, path);
+    this.election.declare(resource, settings, path);
     const methodName = `${method.className}.${method.methodName}`;
-    return (_invocation, proceed) => this.election.runAsLeader(role, proceed, methodName);
+    return (_invocation, proceed) => this.election.runAsLeader(resource, proceed, methodName);
   }
 }

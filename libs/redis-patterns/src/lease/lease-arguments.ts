@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 
-/** Rejects a resource (a lock's resource, a semaphore's name) that cannot name a lease, naming the argument. */
+/** Rejects a resource (what a lock, read-write lock or semaphore guards) that cannot name a lease, naming the argument. */
 export function checkResource(resource: unknown, argument = 'resource'): string {
   if (typeof resource !== 'string' || resource.length === 0) {
     throw new InvalidArgumentError(

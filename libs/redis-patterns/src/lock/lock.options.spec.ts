@@ -1,4 +1,5 @@
 import { InvalidOptionsError } from '../errors/invalid-options.error';
+import { resolveOptions } from '../redis-patterns.options';
 import { DEFAULT_FENCE_TTL_MS, resolveLockSettings, validateLockOptions } from './lock.options';
 
 const context = { connectionNames: new Set(['default', 'a', 'b', 'c']) };
@@ -24,7 +25,7 @@ describe('lock options', () => {
         maxRetryDelayMs: 100,
         fenceTtlMs: 0,
         waitReplicas: 1,
-        waitTimeoutMs: 100,
+        waitReplicasTimeoutMs: 100,
       }),
     ).toBeUndefined();
     expect(optionOf({ redlock: { connections: ['a', 'b', 'c'], nodeTimeoutMs: 50 } })).toBeUndefined();
@@ -50,12 +51,20 @@ describe('lock options', () => {
     expect(optionOf(section)).toBe(option);
   });
 
+  it('refuses the 0.x name waitTimeoutMs at startup, naming waitReplicasTimeoutMs', () => {
+    const attempt = (): unknown => resolveOptions({ connection: 'redis://127.0.0.1:1', lock: { waitTimeoutMs: 100 } });
+    expect(attempt).toThrow(InvalidOptionsError);
+    expect(attempt).toThrow('"lock.waitTimeoutMs"');
+    expect(attempt).toThrow('`waitReplicasTimeoutMs` (`waitTimeoutMs` was renamed in 1.0)');
+  });
+
   it('applies defaults', () => {
     expect(resolveLockSettings(undefined)).toMatchObject({
       defaultTtlMs: 30_000,
       driftFactor: 0.01,
       fenceTtlMs: DEFAULT_FENCE_TTL_MS,
       waitReplicas: 0,
+      waitReplicasTimeoutMs: 200,
       redlock: undefined,
     });
     expect(resolveLockSettings({ redlock: { connections: ['a', 'b', 'c'] } }).redlock).toEqual({

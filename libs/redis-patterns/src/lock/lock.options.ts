@@ -44,7 +44,7 @@ export interface LockOptions {
    */
   waitReplicas?: number;
   /** Deadline of that WAIT, in ms (default 200); must stay below `commandTimeoutMs`. */
-  waitTimeoutMs?: number;
+  waitReplicasTimeoutMs?: number;
   /** Redlock quorum mode over independent masters (see the docs for its caveats). */
   redlock?: RedlockOptions;
 }
@@ -59,7 +59,7 @@ export interface LockSettings {
   readonly maxRetryDelayMs: number;
   readonly fenceTtlMs: number;
   readonly waitReplicas: number;
-  readonly waitTimeoutMs: number;
+  readonly waitReplicasTimeoutMs: number;
   readonly redlock?: { readonly connections: readonly string[]; readonly nodeTimeoutMs: number };
 }
 
@@ -74,7 +74,7 @@ const KNOWN_KEYS = [
   'maxRetryDelayMs',
   'fenceTtlMs',
   'waitReplicas',
-  'waitTimeoutMs',
+  'waitReplicasTimeoutMs',
   'redlock',
 ] as const;
 
@@ -95,7 +95,7 @@ export const validateLockOptions: SectionValidator = (value, path, context) => {
     invalid(`${path}.maxRetryDelayMs`, `an integer of at least retryDelayMs (${baseDelay}) (ms)`, maxDelay);
   checkOptionalNumber(section.fenceTtlMs, `${path}.fenceTtlMs`, { ...MS, min: 0 });
   const replicas = checkOptionalNumber(section.waitReplicas, `${path}.waitReplicas`, { integer: true, min: 0, max: 16 });
-  checkOptionalNumber(section.waitTimeoutMs, `${path}.waitTimeoutMs`, { ...MS, min: 1 });
+  checkOptionalNumber(section.waitReplicasTimeoutMs, `${path}.waitReplicasTimeoutMs`, { ...MS, min: 1 });
   if (section.redlock !== undefined) {
     if (replicas)
       invalid(`${path}.waitReplicas`, '0 or nothing when lock.redlock is set (Redlock uses independent masters, not replicas)', replicas);
@@ -129,7 +129,7 @@ export function resolveLockSettings(section: LockOptions | undefined): LockSetti
     maxRetryDelayMs: s.maxRetryDelayMs ?? Math.max(500, s.retryDelayMs ?? 25),
     fenceTtlMs: s.fenceTtlMs ?? DEFAULT_FENCE_TTL_MS,
     waitReplicas: s.waitReplicas ?? 0,
-    waitTimeoutMs: s.waitTimeoutMs ?? 200,
+    waitReplicasTimeoutMs: s.waitReplicasTimeoutMs ?? 200,
     redlock: s.redlock ? { connections: [...s.redlock.connections], nodeTimeoutMs: s.redlock.nodeTimeoutMs ?? 100 } : undefined,
   };
 }

@@ -114,12 +114,12 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
 
   /** Checks what the section validator cannot see: the WAIT deadline must fit in the command deadline. */
   onModuleInit(): void {
-    const { waitReplicas, waitTimeoutMs } = this.options;
-    if (waitReplicas > 0 && waitTimeoutMs >= this.moduleOptions.commandTimeoutMs) {
+    const { waitReplicas, waitReplicasTimeoutMs } = this.options;
+    if (waitReplicas > 0 && waitReplicasTimeoutMs >= this.moduleOptions.commandTimeoutMs) {
       throw new InvalidOptionsError(
-        'lock.waitTimeoutMs',
+        'lock.waitReplicasTimeoutMs',
         `an integer below commandTimeoutMs (${this.moduleOptions.commandTimeoutMs}) (ms)`,
-        String(waitTimeoutMs),
+        String(waitReplicasTimeoutMs),
       );
     }
   }

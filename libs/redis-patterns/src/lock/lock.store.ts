@@ -29,7 +29,7 @@ export const LOCK_STORE = Symbol('RedisPatterns:LockStore');
 
 /** The store the lock settings call for: a Redlock quorum over several connections, one deployment, or memory. */
 export function createLockStore(settings: LockSettings, connections: RedisConnections): LockStore {
-  const { redlock, fenceTtlMs, waitReplicas, waitTimeoutMs } = settings;
+  const { redlock, fenceTtlMs, waitReplicas, waitReplicasTimeoutMs } = settings;
   // One process has one copy of every key: a quorum or replica acknowledgement adds nothing in memory.
   if (connections.memory) return new MemoryLockStore(connections.memory, fenceTtlMs);
   if (redlock) {
@@ -39,5 +39,8 @@ export function createLockStore(settings: LockSettings, connections: RedisConnec
       redlock.nodeTimeoutMs,
     );
   }
-  return new SingleLockStore(connections.executor(settings.connection), fenceTtlMs, { replicas: waitReplicas, timeoutMs: waitTimeoutMs });
+  return new SingleLockStore(connections.executor(settings.connection), fenceTtlMs, {
+    replicas: waitReplicas,
+    timeoutMs: waitReplicasTimeoutMs,
+  });
 }

@@ -12,15 +12,14 @@ export type PermitFailureReason = 'contention' | 'unavailable' | 'expired' | 'sh
 /**
  * Thrown by `SemaphoreService.acquire`, `using` and `@WithPermit` when no permit could be taken. On an HTTP handler it
  * answers 409 Conflict with `Retry-After` on contention (when the first permit in use expires at the latest), and
- * 503 when Redis is unreachable — as {@link LockNotAcquiredError}, which it extends.
+ * 503 when Redis is unreachable — as {@link LockNotAcquiredError}, which it extends. `resource` names the semaphore.
  */
 export class PermitNotAcquiredError extends LockNotAcquiredError {
   /** This error's stable code (docs/errors.md). */
   override readonly code = 'PERMIT_NOT_ACQUIRED';
 
   constructor(
-    /** The semaphore's name (also `resource`). */
-    readonly semaphore: string,
+    resource: string,
     /** The number of permits the caller asked the semaphore to have. */
     readonly permits: number,
     /** Why no permit was acquired. */
@@ -28,8 +27,8 @@ export class PermitNotAcquiredError extends LockNotAcquiredError {
     retryAfterMs: number,
     options?: { cause?: unknown },
   ) {
-    super(semaphore, reason, retryAfterMs, options);
-    this.message = `No permit of semaphore "${semaphore}" (${permits} permits) was acquired (${reason}).${outageDetail(options?.cause)}`;
+    super(resource, reason, retryAfterMs, options);
+    this.message = `No permit of semaphore "${resource}" (${permits} permits) was acquired (${reason}).${outageDetail(options?.cause)}`;
   }
 
   override toHttpResponse(): HttpResponseSpec {

@@ -8,12 +8,12 @@ import { PermitLostError } from './permit-lost.error';
  * A held permit of a semaphore: a lease like a {@link Lock} — `token` identifies the holder, `fencingToken` increases
  * strictly with every permit of the semaphore (one counter per semaphore), `remainingMs` is the validity left on a
  * monotonic clock, `release()` gives it back and `extend(ttlMs)` prolongs it (rejecting with a PermitLostError when it
- * is no longer held). `resource` is the semaphore's name.
+ * is no longer held). `resource` names the semaphore.
  */
 export class Permit extends Lock {
   /** @internal Created by SemaphoreService. */
   constructor(
-    semaphore: string,
+    resource: string,
     /** The number of permits the semaphore had for this acquisition. */
     readonly permits: number,
     token: string,
@@ -23,12 +23,7 @@ export class Permit extends Lock {
     startedAt: number,
     context: LeaseContext,
   ) {
-    super(semaphore, token, fencingToken, keys, ttlMs, startedAt, context);
-  }
-
-  /** The semaphore's name (the same as `resource`). */
-  get semaphore(): string {
-    return this.resource;
+    super(resource, token, fencingToken, keys, ttlMs, startedAt, context);
   }
 
   /** @internal */

@@ -7,13 +7,13 @@ export const SEMAPHORE_KEY_PATTERN = 'semaphore';
 
 /**
  * The keys of a semaphore, under one hash tag (invariant 4), in the shape a permit (a lease) carries:
- * - `lease`: `<prefix>:semaphore:{<name>}`, the holders — a sorted set of owner token → permit expiry (Redis ms),
+ * - `lease`: `<prefix>:semaphore:{<resource>}`, the holders — a sorted set of owner token → permit expiry (Redis ms),
  *   with the TTL of its latest expiry;
- * - `fence`: `<prefix>:semaphore:{<name>}:fence`, the fencing counter every permit of the semaphore draws from,
+ * - `fence`: `<prefix>:semaphore:{<resource>}:fence`, the fencing counter every permit of the semaphore draws from,
  *   with `lock.fenceTtlMs`.
  */
-export function semaphoreKeys(keys: KeyBuilder, name: string): LeaseKeys {
-  return leaseKeysOf(keys, SEMAPHORE_KEY_PATTERN, name);
+export function semaphoreKeys(keys: KeyBuilder, resource: string): LeaseKeys {
+  return leaseKeysOf(keys, SEMAPHORE_KEY_PATTERN, resource);
 }
 
 /** Rejects a permit count that is not a positive integer, naming the argument. */

@@ -30,7 +30,8 @@ type Failure = Refusal<PermitFailureReason>;
 const tokens = new TokenSource();
 
 /**
- * Distributed semaphores on Redis: at most `permits` holders of a named semaphore at once across every instance.
+ * Distributed semaphores on Redis: at most `permits` holders of a semaphore (its `resource`) at once across every
+ * instance.
  * Each permit has an owner token, a TTL and a fencing token (one counter per semaphore); a crashed holder's permit
  * frees itself at its TTL, by the server's clock. Acquire = 1 round trip (prune, count, add, fence in one script),
  * release = 1. `using()` extends the permit while the work runs and aborts its signal if the permit is lost. It
@@ -86,10 +87,10 @@ export class SemaphoreService implements BeforeApplicationShutdown {
    * {@link PermitNotAcquiredError} when Redis does not answer within the command timeout (reason `unavailable`), and
    * with {@link RedisRefusedError} when Redis refused the command (a configuration error: ACL, key type).
    */
-  async tryAcquire(name: string, permits: number, options: TryAcquireOptions = {}): Promise<Permit | null> {
-    const keys = this.keysOf(name, permits);
+  async tryAcquire(resource: string, permits: number, options: TryAcquireOptions = {}): Promise<Permit | null> {
+    const keys = this.keysOf(resource, permits);
     const startedAt = performance.now();
-    const outcome = await this.measured(startedAt, this.attempt(name, permits, keys, this.ttlOf(options)));
+    const outcome = await this.measured(startedAt, this.attempt(resource, permits, keys, this.ttlOf(options)));
     return outcome instanceof Permit ? outcome : null;
   }
 
@@ -99,15 +100,15 @@ export class SemaphoreService implements BeforeApplicationShutdown {
    * {@link PermitNotAcquiredError} when the wait ends (`contention`: 409 over HTTP) or Redis is unavailable, and with
    * {@link RedisRefusedError} when Redis refused the command (503 over HTTP, details only in the log).
    */
-  async acquire(name: string, permits: number, options: AcquireOptions = {}): Promise<Permit> {
-    const keys = this.keysOf(name, permits);
+  async acquire(resource: string, permits: number, options: AcquireOptions = {}): Promise<Permit> {
+    const keys = this.keysOf(resource, permits);
     const ttlMs = this.ttlOf(options);
     const waitMs = options.waitMs === undefined ? 0 : checkMs(options.waitMs, 'waitMs', 0);
     const startedAt = performance.now();
     const outcome = await this.measured(
       startedAt,
       attemptUntil<Permit, Failure>(
-        () => this.attempt(name, permits, keys, ttlMs),
+        () => this.attempt(resource, permits, keys, ttlMs),
         (o): o is Permit => o instanceof Permit,
         startedAt + waitMs,
         this.settings,
@@ -115,7 +116,7 @@ export class SemaphoreService implements BeforeApplicationShutdown {
       ),
     );
     if (outcome instanceof Permit) return outcome;
-    throw new PermitNotAcquiredError(name, permits, outcome.reason, outcome.retryAfterMs);
+    throw new PermitNotAcquiredError(resource, permits, outcome.reason, outcome.retryAfterMs);
   }
 
   /**
@@ -123,9 +124,9 @@ export class SemaphoreService implements BeforeApplicationShutdown {
    * `ttlMs × lock.autoExtendRatio` while `work` runs, aborts `signal` with a PermitLostError as soon as the permit is
    * known lost, and releases it when `work` settles. The result or error of `work` propagates unchanged.
    */
-  async using<T>(name: string, permits: number, work: PermitWork<T>, options: AcquireOptions = {}): Promise<T> {
+  async using<T>(resource: string, permits: number, work: PermitWork<T>, options: AcquireOptions = {}): Promise<T> {
     if (typeof work !== 'function') throw new InvalidArgumentError('work', 'expected a function (signal, permit) => result');
-    const permit = await this.acquire(name, permits, options);
+    const permit = await this.acquire(resource, permits, options);
     return this.runHeld(permit, work);
   }
 
@@ -149,8 +150,8 @@ export class SemaphoreService implements BeforeApplicationShutdown {
     await this.leases.close(this.moduleOptions.shutdownTimeoutMs);
   }
 
-  private async attempt(name: string, permits: number, keys: LeaseKeys, ttlMs: number): Promise<Permit | Failure> {
-    if (this.closing) throw new PermitNotAcquiredError(name, permits, 'shutdown', 1000);
+  private async attempt(resource: string, permits: number, keys: LeaseKeys, ttlMs: number): Promise<Permit | Failure> {
+    if (this.closing) throw new PermitNotAcquiredError(resource, permits, 'shutdown', 1000);
     const token = tokens.take();
     const startedAt = performance.now();
     let result;
@@ -159,10 +160,10 @@ export class SemaphoreService implements BeforeApplicationShutdown {
     } catch (error) {
       // Fail closed (invariant 6): no answer means no permit. A refusal (NOPERM, WRONGTYPE …) is a configuration
       // error, thrown as is so the permission or key at fault is named.
-      throw refusalIn(error) ?? new PermitNotAcquiredError(name, permits, 'unavailable', 1000, { cause: error });
+      throw refusalIn(error) ?? new PermitNotAcquiredError(resource, permits, 'unavailable', 1000, { cause: error });
     }
     if (!result.acquired) return { reason: 'contention', retryAfterMs: result.retryAfterMs };
-    const permit = new Permit(name, permits, token, result.fencingToken, keys, ttlMs, startedAt, this.context);
+    const permit = new Permit(resource, permits, token, result.fencingToken, keys, ttlMs, startedAt, this.context);
     this.leases.add(permit, startedAt);
     if (!permit.isHeld) {
       // The reply came back after the permit's validity: its place may already be someone else's. Give it back.
@@ -185,10 +186,10 @@ export class SemaphoreService implements BeforeApplicationShutdown {
     }
   }
 
-  private keysOf(name: string, permits: number): LeaseKeys {
-    checkResource(name, 'name');
+  private keysOf(resource: string, permits: number): LeaseKeys {
+    checkResource(resource);
     checkPermits(permits);
-    return semaphoreKeys(this.keys, name);
+    return semaphoreKeys(this.keys, resource);
   }
 
   private ttlOf(options: TryAcquireOptions): number {

@@ -5,7 +5,7 @@ import { checkResource } from '../lease/lease-arguments';
 import { SemaphoreService } from './semaphore.service';
 import type { WithPermitOptions } from './with-permit.decorator';
 
-const KNOWN_KEYS = ['name', 'permits', 'ttlMs', 'waitMs'] as const;
+const KNOWN_KEYS = ['resource', 'permits', 'ttlMs', 'waitMs'] as const;
 
 /** Turns `@WithPermit` options into the advice around each decorated method; bad options fail startup. */
 @Injectable()
@@ -16,17 +16,17 @@ export class WithPermitAdvisor implements MethodAdvisor<WithPermitOptions> {
     const path = `@WithPermit(${method.className}.${method.methodName})`;
     const options = checkObject(raw, path) as unknown as WithPermitOptions;
     checkKnownKeys(options as unknown as Record<string, unknown>, path, KNOWN_KEYS);
-    const { name } = options;
-    if (typeof name !== 'function' && (typeof name !== 'string' || name.length === 0)) {
-      invalid(`${path}.name`, 'a non-empty string or a function of the arguments returning one', name);
+    const { resource } = options;
+    if (typeof resource !== 'function' && (typeof resource !== 'string' || resource.length === 0)) {
+      invalid(`${path}.resource`, 'a non-empty string or a function of the arguments returning one', resource);
     }
     const permits = checkNumber(options.permits, `${path}.permits`, { integer: true, min: 1 });
     const ttlMs = checkOptionalNumber(options.ttlMs, `${path}.ttlMs`, { integer: true, min: 1, unit: 'ms' });
     const waitMs = checkOptionalNumber(options.waitMs, `${path}.waitMs`, { integer: true, min: 0, unit: 'ms' });
-    const nameOf = typeof name === 'function' ? name : () => name;
+    const resourceOf = typeof resource === 'function' ? resource : () => resource;
 
     return async (invocation, proceed) => {
-      const permit = await this.semaphores.acquire(checkResource(nameOf(...invocation.args), 'name'), permits, { ttlMs, waitMs });
+      const permit = await this.semaphores.acquire(checkResource(resourceOf(...invocation.args)), permits, { ttlMs, waitMs });
       return this.semaphores.runHeld(permit, () => proceed());
     };
   }

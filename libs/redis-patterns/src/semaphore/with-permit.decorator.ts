@@ -3,8 +3,8 @@ import { WithPermitAdvisor } from './with-permit.advisor';
 
 /** Options of {@link WithPermit}. */
 export interface WithPermitOptions {
-  /** The semaphore's name: a string, or a function of the method's arguments (e.g. `(tenant) => \`export:${tenant}\``). */
-  name: string | ((...args: any[]) => string);
+  /** The semaphore: a string, or a function of the method's arguments (e.g. `(tenant) => \`export:${tenant}\``). */
+  resource: string | ((...args: any[]) => string);
   /** How many holders the semaphore admits at once (an integer ≥ 1; every user of one semaphore should agree). */
   permits: number;
   /** Permit TTL in ms (default `lock.defaultTtlMs`); the permit is extended automatically while the method runs. */
@@ -19,7 +19,7 @@ export interface WithPermitOptions {
  * Without a permit (all in use for `waitMs`: 409 with Retry-After over HTTP; Redis down: 503) the method never runs.
  *
  * @example
- * @WithPermit({ name: 'pdf-render', permits: 3, ttlMs: 30_000, waitMs: 2_000 })
+ * @WithPermit({ resource: 'pdf-render', permits: 3, ttlMs: 30_000, waitMs: 2_000 })
  * async render(job: Job) { … }
  */
 export function WithPermit(options: WithPermitOptions): MethodDecorator {
