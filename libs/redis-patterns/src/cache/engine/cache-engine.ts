@@ -9,7 +9,8 @@ import { type Fetched, type FoundEntry, found, NOTHING, type StorePredicate } fr
 
 export type { CacheStatus, Fetched, FoundEntry, StorePredicate } from './cache-entry';
 import { type CacheHealth, isRefusal } from './cache-health';
-import type { CacheStore } from '../cache.store';
+import type { CacheStore, FillLockReply } from '../cache.store';
+import { attemptUntil, type Refusal } from '../../lease/backoff';
 import { type EntryPolicy, freshTtlMs, jitteredTtlMs } from './entry-policy';
 import { SingleFlight } from './single-flight';
 import { NEAR_MISS, type NearCache } from '../near/near-cache';
@@ -192,30 +193,34 @@ export class CacheEngine {
     let epochs: number[] | undefined = [];
     if (policy.tags.length > 0) epochs = await this.tagEpochs(policy.tags);
     const token = randomBytes(12).toString('base64url');
-    const deadline = Date.now() + this.settings.lockWaitMs;
-    let delayMs = 5;
-    for (;;) {
-      if (!this.health.writable()) return this.load(entry, loader, policy, keep, epochs, undefined);
-      let reply;
-      try {
-        reply = await this.store.fillLock(entry, token, this.settings.lockTtlMs, true);
-        this.health.succeeded();
-      } catch (error) {
-        this.health.failed('fill lock', error);
-        return this.load(entry, loader, policy, keep, epochs, undefined);
-      }
-      if (reply.kind === 'locked') return this.load(entry, loader, policy, keep, epochs, token);
-      if (reply.kind === 'entry') {
-        const found = await this.interpret(entry, reply.raw, undefined);
-        if (found && !found.stale) return { value: found.value as T, status: 'hit' };
-        return this.load(entry, loader, policy, keep, epochs, undefined);
-      }
-      // Another instance is loading: poll with backoff (never longer than its lock lives) until its value
-      // appears, its lock goes (then we may take it), or our wait budget ends and we load by ourselves.
-      const left = deadline - Date.now();
-      if (left <= 0) return this.load(entry, loader, policy, keep, epochs, undefined);
-      await sleep(Math.max(1, Math.min(delayMs, left, reply.lockPttl > 0 ? reply.lockPttl : delayMs)));
-      delayMs = Math.min(delayMs * 2, 200);
+    // Another instance is loading: poll with the lease kernel's backoff (never longer than its lock lives) until its
+    // value appears, its lock goes (then we may take it), or our wait budget ends and we load by ourselves.
+    const outcome = await attemptUntil(
+      () => this.tryFillLock(entry, token),
+      isFillGrant,
+      performance.now() + this.settings.lockWaitMs,
+      FILL_LOCK_POLL,
+      sleep,
+    );
+    if (outcome.kind === 'locked') return this.load(entry, loader, policy, keep, epochs, token);
+    if (outcome.kind === 'entry') {
+      const found = await this.interpret(entry, outcome.raw, undefined);
+      if (found && !found.stale) return { value: found.value as T, status: 'hit' };
+    }
+    // Busy past the wait budget, an entry that is stale, or Redis failing: load without the lock.
+    return this.load(entry, loader, policy, keep, epochs, undefined);
+  }
+
+  /** One fill-lock attempt; Redis failing (or known down) ends the wait as `unavailable`, never as an error. */
+  private async tryFillLock(entry: string, token: string): Promise<FillAttempt> {
+    if (!this.health.writable()) return FILL_UNAVAILABLE;
+    try {
+      const reply = await this.store.fillLock(entry, token, this.settings.lockTtlMs, true);
+      this.health.succeeded();
+      return reply.kind === 'busy' ? { kind: 'busy', reason: 'busy', retryAfterMs: reply.lockPttl } : reply;
+    } catch (error) {
+      this.health.failed('fill lock', error);
+      return FILL_UNAVAILABLE;
     }
   }
 
@@ -301,4 +306,17 @@ export class CacheEngine {
       this.health.failed('lock release', error);
     }
   }
+}
+
+/** A fill-lock attempt: the lock or the entry (a grant, which ends the wait), or a refusal to wait on. */
+type FillAttempt = Exclude<FillLockReply, { kind: 'busy' }> | (Refusal<'busy'> & { kind: 'busy' }) | (Refusal<'unavailable'> & { kind: 'unavailable' });
+
+// A refusal with retryAfterMs 0 whose wait attemptUntil ends at once: the deadline is never reached with Redis down.
+const FILL_UNAVAILABLE: FillAttempt = { kind: 'unavailable', reason: 'unavailable', retryAfterMs: 0 };
+
+/** Polls of a busy fill lock: from 5 ms up to 200 ms, short beside a loader and below a lock's lifetime. */
+const FILL_LOCK_POLL = { retryDelayMs: 5, maxRetryDelayMs: 200 } as const;
+
+function isFillGrant(attempt: FillAttempt): attempt is Exclude<FillAttempt, { kind: 'busy' }> {
+  return attempt.kind !== 'busy';
 }
