@@ -64,7 +64,8 @@ const PATTERN_PROVIDERS: Provider[] = [
 @Module({
   imports: [DiscoveryModule],
   providers: [...CORE_PROVIDERS, ...PATTERN_PROVIDERS],
-  exports: [RESOLVED_OPTIONS, RedisConnections, KeyBuilder, ...PATTERN_PROVIDERS],
+  // The explorer is what each module's RedisPatternsInterceptor (on decorated handlers) runs the advice through.
+  exports: [RESOLVED_OPTIONS, RedisConnections, KeyBuilder, MethodAdviceExplorer, ...PATTERN_PROVIDERS],
 })
 export class RedisPatternsModule extends RedisPatternsConfigurableModule {
   static override forRoot(options: typeof REDIS_PATTERNS_OPTIONS_TYPE): DynamicModule {

@@ -1,7 +1,7 @@
 import { type ExecutionContext, Inject, Injectable, Logger, type LoggerService } from '@nestjs/common';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
-import { isTransportArgument } from '../core/advice/handler-call';
+import { handlerData } from '../core/advice/handler-call';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../core/advice/method-advice.interface';
 import { checkBoolean, checkKnownKeys, checkObject, checkOneOf, checkOptionalNumber, invalid } from '../core/options/option-checks';
 import { fingerprintOf } from './fingerprint';
@@ -149,7 +149,7 @@ async function fingerprintFor(
   if (option === false) return '';
   if (option) return fingerprintOf(await (option as Fn)(...inputs));
   if (httpRequest) return httpFingerprint(httpRequest);
-  // Data arguments only: a socket, an RPC context or a GraphQL context differs per call and is no payload.
-  if (context && kind) return fingerprintOf(...args.map((arg) => (isTransportArgument(kind, context, arg) ? undefined : arg)));
+  // The call's data only: a socket, an RPC context or a GraphQL context differs per call and is no payload.
+  if (context && kind) return fingerprintOf(...handlerData(context));
   return fingerprintOf(...args);
 }

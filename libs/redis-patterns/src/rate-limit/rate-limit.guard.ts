@@ -1,7 +1,6 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable, Optional, type Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { toContextError } from '../core/advice/context-errors';
-import { isAdvisedWrapper } from '../core/advice/create-advised-decorator';
 import { setResponseHeader } from '../core/advice/handler-call';
 import { RateLimitDeniedError } from './rate-limit-denied.error';
 import { RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA } from './rate-limit.constants';
@@ -34,17 +33,14 @@ const decided = new WeakSet<unknown[]>();
 interface HandlerLimiter {
   readonly classRef: Type<unknown>;
   readonly limiter: ResolvedLimiter | null;
-  /** The handler's own `@RateLimit` sits on its method, whose advice decides outside HTTP. */
-  readonly own: boolean;
 }
 
 /**
  * The guard behind `@RateLimit` on controllers, gateways and resolvers: one decision per call before the handler
- * runs. On HTTP (Express and Fastify) it decides every limit, before pipes parse the body, and sets `RateLimit-Policy`
- * and `RateLimit` (and `X-RateLimit-*` with `rateLimit.legacyHeaders`); a denial is a 429 with `Retry-After`, a
- * fail-closed outage a 503. In other contexts it decides class-level limits (a method's own `@RateLimit` is decided
- * by the advice around the method, which also runs where Nest runs no guards, such as field resolvers), and a
- * denial reaches the caller in the context's own form (see context-errors.ts). Identity: see
+ * runs, before pipes parse the body. On HTTP (Express and Fastify) it sets `RateLimit-Policy` and `RateLimit` (and
+ * `X-RateLimit-*` with `rateLimit.legacyHeaders`); a denial is a 429 with `Retry-After`, a fail-closed outage a 503.
+ * In other contexts a denial reaches the caller in the context's own form (see context-errors.ts). Where Nest runs
+ * no guards (GraphQL field resolvers by default), it calls the method's wrapper, which decides. Identity: see
  * rate-limit-identity.ts. Without `@RateLimit` metadata it allows everything, so it may also be an `APP_GUARD`.
  */
 @Injectable()
@@ -70,7 +66,6 @@ export class RateLimitGuard implements CanActivate {
     const limiter = entry.limiter;
     if (!limiter) return true;
     const http = context.getType() === 'http';
-    if (!http && entry.own) return true;
     const args = context.getArgs();
     if (decided.has(args)) return true;
     decided.add(args);
@@ -117,7 +112,7 @@ export class RateLimitGuard implements CanActivate {
     const metadata = skipped ? undefined : (own ?? this.reflector.get<RateLimitMetadata | undefined>(RATE_LIMIT_METADATA, classRef));
     const where = `${classRef.name}.${handler.name}`;
     const limiter = metadata ? resolveLimiter(metadata, where, own ? where : classRef.name) : null;
-    const entry: HandlerLimiter = { classRef, limiter, own: !!own && isAdvisedWrapper(handler) };
+    const entry: HandlerLimiter = { classRef, limiter };
     this.limiters.set(handler, entry);
     return entry;
   }

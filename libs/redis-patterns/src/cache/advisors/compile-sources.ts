@@ -1,5 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
-import { isTransportArgument } from '../../core/advice/handler-call';
+import { handlerData } from '../../core/advice/handler-call';
 import type { AdvisedMethod } from '../../core/advice/method-advice.interface';
 import { describeValue } from '../../core/options/option-checks';
 import { InvalidArgumentError } from '../../errors/invalid-argument.error';
@@ -24,9 +24,11 @@ export function optionPath(decorator: string, method: AdvisedMethod, field: stri
 }
 
 /**
- * Turns a key source into a function from arguments to the entry key, decided once at bootstrap: a constant key
- * is escaped once; without a key, the default is `<Class>.<method>` plus an encoding of the arguments — on a
- * handler call, of its data arguments only (never the socket, RPC context or GraphQL context beside them).
+ * Turns a key source into a function from arguments to the entry key, decided once: a constant key is escaped once;
+ * a function gets the key-function arguments (the method's on a direct call, `(request, context)` on a handler call);
+ * without a key, the default is `<Class>.<method>` plus an encoding of the call's data — the method's arguments, or
+ * on a handler call what identifies it (HTTP method and URL, RPC payload, WebSocket message, GraphQL parent and
+ * arguments; never the socket or a transport context).
  */
 export function compileKey(
   source: unknown,
@@ -36,10 +38,8 @@ export function compileKey(
 ): (args: AnyArgs, context?: ExecutionContext) => string {
   if (source === undefined) {
     const head = `${method.className}.${method.methodName}`;
-    const kind = method.handlerKind;
-    if (!kind || kind === 'http') return (args) => keys.entry(head, encodeArguments(args));
-    return (args, context) =>
-      keys.entry(head, encodeArguments(context ? args.map((arg) => (isTransportArgument(kind, context, arg) ? undefined : arg)) : args));
+    if (!method.handlerKind) return (args) => keys.entry(head, encodeArguments(args));
+    return (args, context) => keys.entry(head, encodeArguments(context ? handlerData(context) : args));
   }
   if (typeof source === 'string' || typeof source === 'number') {
     const entry = keys.entry(guard(() => checkKey(source), path, source));

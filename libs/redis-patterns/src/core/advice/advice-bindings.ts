@@ -1,12 +1,6 @@
 import type { Type } from '@nestjs/common';
 import { RedisPatternsNotBoundError } from '../../errors/redis-patterns-not-bound.error';
-import type { HandlerCall } from './handler-call';
-
-/**
- * Runs one decorated method of one instance: its advice chain around the original method. `call` is present when
- * Nest called the method as a handler (HTTP route, message pattern, gateway message, resolver).
- */
-export type BoundMethod = (instance: object, args: unknown[], call: HandlerCall | undefined) => Promise<unknown>;
+import type { BoundMethod } from './compose-advice';
 
 /** Prepares the advice chains of an instance; implemented by the module's explorer, one per application. */
 export interface AdviceRuntime {
@@ -46,11 +40,6 @@ export function resolveBoundMethod(instance: object, methodName: string): BoundM
   if (!method)
     throw new RedisPatternsNotBoundError(instance.constructor.name, methodName, 'its class was not prepared by RedisPatternsModule');
   return method;
-}
-
-/** Fails application startup when a class with decorated methods was bootstrapped without the module. */
-export function assertBound(instance: object): void {
-  if (!bindings.has(instance)) bindLate(instance);
 }
 
 function bindLate(instance: object, methodName?: string): Map<string, BoundMethod> {

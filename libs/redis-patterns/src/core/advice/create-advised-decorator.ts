@@ -1,20 +1,26 @@
-import type { Type } from '@nestjs/common';
-import { BOOTSTRAP_CHECK_INSTALLED, METHOD_ADVICE, ORIGINAL_METHOD } from './advice.constants';
-import { assertBound, resolveBoundMethod } from './advice-bindings';
-import { takeHandlerCall } from './handler-call-param';
+import { type Type, UseInterceptors } from '@nestjs/common';
+import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
+import { METHOD_ADVICE, ORIGINAL_METHOD } from './advice.constants';
+import { resolveBoundMethod } from './advice-bindings';
 import type { AdviceDeclaration, MethodAdvisor } from './method-advice.interface';
+import { isControllerInstance, takenBy } from './nest-handler-calls';
+import { RedisPatternsInterceptor } from './redis-patterns.interceptor';
 
 type AnyMethod = (...args: any[]) => any;
 
 /**
- * Builds a method decorator whose behaviour is supplied, at bootstrap, by `advisor` (a provider of the module).
+ * Builds a method decorator whose behaviour is supplied by `advisor` (a provider of the module), in both of the ways
+ * a method is called:
  *
- * The decorator replaces the method with a wrapper at class-definition time, so the behaviour applies wherever
- * the method is called from: by Nest's router on a controller (with the arguments its pipes resolved) or by other
- * code on a provider. Route and other metadata of the original method are copied to the wrapper whatever the
- * decorator order. Stacked redis-patterns decorators share one wrapper; the topmost runs outermost. On a handler
- * (HTTP route, message or event pattern, gateway message, resolver), the wrapper also receives the call's execution
- * context through a hidden parameter that the module declares at startup (never seen by the method).
+ * - by Nest, as a handler (an HTTP route, a message or event pattern, a gateway message, a resolver): through
+ *   {@link RedisPatternsInterceptor}, which the decorator puts on the method (once, however many decorators it
+ *   carries), in the order of the application's interceptors and with Nest's ExecutionContext;
+ * - by any other code, on a provider (`service.method(...)`, a scheduler, an event listener): through a wrapper that
+ *   replaces the method at class-definition time and runs the same behaviour around it.
+ *
+ * The wrapper knows Nest's calls (see nest-handler-calls.ts) and then only runs the method, so a handler's behaviour
+ * runs once. Route and other metadata of the method are copied to the wrapper whatever the decorator order. Stacked
+ * redis-patterns decorators share one wrapper and one interceptor; the topmost runs outermost.
  */
 export function createAdvisedDecorator<TOptions>(advisor: Type<MethodAdvisor<TOptions>>, options: TOptions): MethodDecorator {
   return (target, propertyKey, descriptor) => {
@@ -29,11 +35,11 @@ export function createAdvisedDecorator<TOptions>(advisor: Type<MethodAdvisor<TOp
       return descriptor;
     }
     const methodName = String(propertyKey);
-    const wrapper = function (this: object, ...args: unknown[]): Promise<unknown> {
+    const wrapper = function (this: object, ...args: unknown[]): unknown {
+      // Nest's call of a handler: its interceptor (or guard) applied the behaviour already.
+      if (isControllerInstance(this) || takenBy(wrapper)) return current.apply(this, args);
       try {
-        // When Nest calls a handler, it passes the call as one more argument (see handler-call-param.ts).
-        const call = takeHandlerCall(args);
-        return resolveBoundMethod(this, methodName)(this, args, call);
+        return resolveBoundMethod(this, methodName)(this, args);
       } catch (error) {
         return Promise.reject(error);
       }
@@ -45,37 +51,8 @@ export function createAdvisedDecorator<TOptions>(advisor: Type<MethodAdvisor<TOp
     }
     Reflect.defineMetadata(METHOD_ADVICE, [declaration], wrapper);
     (descriptor as unknown as TypedPropertyDescriptor<AnyMethod>).value = wrapper;
-    installBootstrapCheck(target);
+    const interceptors = (Reflect.getMetadata(INTERCEPTORS_METADATA, wrapper) as unknown[] | undefined) ?? [];
+    if (!interceptors.includes(RedisPatternsInterceptor)) UseInterceptors(RedisPatternsInterceptor)(target, propertyKey, descriptor);
     return descriptor;
-  };
-}
-
-/** Whether `method` is the wrapper of a redis-patterns decorator. */
-export function isAdvisedWrapper(method: unknown): boolean {
-  return (
-    typeof method === 'function' &&
-    Reflect.hasOwnMetadata(METHOD_ADVICE, method) &&
-    !!(method as unknown as Record<symbol, unknown>)[ORIGINAL_METHOD]
-  );
-}
-
-/** The undecorated method behind a wrapper (the wrapper itself when it is not one). */
-export function originalMethod(method: AnyMethod): AnyMethod {
-  return (method as unknown as Record<symbol, AnyMethod>)[ORIGINAL_METHOD] ?? method;
-}
-
-/**
- * Nest calls `onApplicationBootstrap` on every provider and controller after every module's `onModuleInit`, where
- * the module binds decorated instances. Chaining a check into it makes an application without the module fail at
- * startup with a clear error instead of at the first call.
- */
-function installBootstrapCheck(prototype: object): void {
-  if (Object.prototype.hasOwnProperty.call(prototype, BOOTSTRAP_CHECK_INSTALLED)) return;
-  Object.defineProperty(prototype, BOOTSTRAP_CHECK_INSTALLED, { value: true });
-  const own = prototype as { onApplicationBootstrap?: (...args: unknown[]) => unknown };
-  const previous = own.onApplicationBootstrap;
-  own.onApplicationBootstrap = function (this: object, ...args: unknown[]) {
-    assertBound(this);
-    return previous?.apply(this, args);
   };
 }

@@ -1,6 +1,5 @@
 import type { ExecutionContext, Type } from '@nestjs/common';
-import type { HttpCall } from './handler-call';
-import type { HandlerKind } from './handler-kind';
+import type { HandlerKind, HttpCall } from './handler-call';
 
 /** The decorated method an advice was prepared for. */
 export interface AdvisedMethod {
@@ -9,16 +8,23 @@ export interface AdvisedMethod {
   readonly methodName: string;
   /** True on a controller class (HTTP routes and microservice patterns). */
   readonly isController: boolean;
-  /** The kind of handler Nest makes of the method (undefined: a method Nest never calls itself). */
+  /**
+   * The transport of the handler calls this advice serves, through the module's interceptor (undefined: the advice of
+   * the method's wrapper, for calls that are not Nest's).
+   */
   readonly handlerKind?: HandlerKind;
 }
 
-/** One call of a decorated method, with its resolved arguments (after Nest's pipes, on a handler). */
+/**
+ * One call of a decorated method. `args` are what key functions receive: the method's arguments on a direct call,
+ * `(request, context)` on a handler call (see handler-call.ts).
+ */
 export interface MethodInvocation {
-  readonly instance: object;
+  /** The instance the method runs on (undefined on a handler call, where Nest runs it). */
+  readonly instance?: object;
   readonly args: unknown[];
   readonly method: AdvisedMethod;
-  /** The HTTP request being served, when Nest's router called the method as an HTTP handler. */
+  /** The HTTP request being served, on an HTTP handler call. */
   readonly http?: HttpCall;
   /**
    * Nest's execution context when Nest called the method as a handler, in any transport (`getType()`: `http`,
