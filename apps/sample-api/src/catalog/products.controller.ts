@@ -7,9 +7,17 @@ import { CATEGORIES, categoryTag, type Product, type ProductPatch } from './prod
 export class ProductsController {
   constructor(private readonly catalog: CatalogService) {}
 
-  /** `X-Cache: HIT|MISS|STALE` tells where the answer came from. */
+  /**
+   * `X-Cache: HIT|MISS|STALE` tells where the answer came from. On a handler the key functions get the request (the
+   * interceptor runs before pipes): the id is read as the pipe will parse it, so `/products/01` shares the entry and
+   * the tag of `/products/1`, which a product's update invalidates.
+   */
   @Get(':id')
-  @Cacheable({ key: (id: number) => `http:product:${id}`, ttl: 30, tags: (id: number) => [`product:${id}`] })
+  @Cacheable({
+    key: (request: ProductRequest) => `http:product:${productId(request)}`,
+    ttl: 30,
+    tags: (request: ProductRequest) => [`product:${productId(request)}`],
+  })
   async product(@Param('id', ParseIntPipe) id: number): Promise<Product> {
     const product = await this.catalog.findProduct(id);
     return product;
@@ -17,7 +25,11 @@ export class ProductsController {
 
   /** A cached list, invalidated through its category tag when a product of the category changes. */
   @Get()
-  @Cacheable({ key: (category: string) => `http:products:${category}`, ttl: 30, tags: (category: string) => [categoryTag(category)] })
+  @Cacheable({
+    key: (request: ProductRequest) => `http:products:${String(request.query.category)}`,
+    ttl: 30,
+    tags: (request: ProductRequest) => [categoryTag(String(request.query.category))],
+  })
   async list(@Query('category') category: string): Promise<Product[]> {
     if (!CATEGORIES.includes(category as (typeof CATEGORIES)[number])) {
       throw new BadRequestException(`category must be one of ${CATEGORIES.join(', ')}`);
@@ -31,6 +43,17 @@ export class ProductsController {
     const before = await this.catalog.findProduct(id);
     return this.catalog.saveProduct(id, patch, before.category);
   }
+}
+
+/** What the key functions read of a request (Express and Fastify alike). */
+interface ProductRequest {
+  readonly params: Record<string, string | undefined>;
+  readonly query: Record<string, unknown>;
+}
+
+/** The product id as ParseIntPipe reads it (a non-number keys nothing the pipe lets through). */
+function productId(request: ProductRequest): number {
+  return Number.parseInt(request.params.id ?? '', 10);
 }
 
 function validatePatch(body: unknown): ProductPatch {
