@@ -195,7 +195,7 @@ export class CacheEngine {
     const token = randomBytes(12).toString('base64url');
     // Another instance is loading: poll with the lease kernel's backoff (never longer than its lock lives) until its
     // value appears, its lock goes (then we may take it), or our wait budget ends and we load by ourselves.
-    const outcome = await attemptUntil(
+    const outcome = await attemptUntil<FillGrant, FillBusy>(
       () => this.tryFillLock(entry, token),
       isFillGrant,
       performance.now() + this.settings.lockWaitMs,
@@ -308,15 +308,17 @@ export class CacheEngine {
   }
 }
 
-/** A fill-lock attempt: the lock or the entry (a grant, which ends the wait), or a refusal to wait on. */
-type FillAttempt = Exclude<FillLockReply, { kind: 'busy' }> | (Refusal<'busy'> & { kind: 'busy' }) | (Refusal<'unavailable'> & { kind: 'unavailable' });
+/** What ends the wait for a fill lock: the lock, the entry, or Redis failing (load without the lock). */
+type FillGrant = Exclude<FillLockReply, { kind: 'busy' }> | { kind: 'unavailable' };
+/** Another instance holds the fill lock, for `retryAfterMs` at most. */
+type FillBusy = Refusal<'busy'> & { kind: 'busy' };
+type FillAttempt = FillGrant | FillBusy;
 
-// A refusal with retryAfterMs 0 whose wait attemptUntil ends at once: the deadline is never reached with Redis down.
-const FILL_UNAVAILABLE: FillAttempt = { kind: 'unavailable', reason: 'unavailable', retryAfterMs: 0 };
+const FILL_UNAVAILABLE: FillGrant = { kind: 'unavailable' };
 
 /** Polls of a busy fill lock: from 5 ms up to 200 ms, short beside a loader and below a lock's lifetime. */
 const FILL_LOCK_POLL = { retryDelayMs: 5, maxRetryDelayMs: 200 } as const;
 
-function isFillGrant(attempt: FillAttempt): attempt is Exclude<FillAttempt, { kind: 'busy' }> {
+function isFillGrant(attempt: FillAttempt): attempt is FillGrant {
   return attempt.kind !== 'busy';
 }
