@@ -97,12 +97,22 @@ export class CatalogService {
   }
 }
 
+/** What the handler's key functions read of the request: the id as ParseIntPipe reads it. */
+interface IdRequest {
+  params: { id?: string };
+}
+
+function idOf(request: IdRequest): number {
+  return Number.parseInt(request.params.id ?? '', 10);
+}
+
 @Controller('products')
 export class ProductsController {
   constructor(private readonly catalog: CatalogService) {}
 
   @Get(':id') // X-Cache: HIT | MISS | STALE
-  @Cacheable({ key: (id: number) => `http:product:${id}`, ttl: 30, tags: (id: number) => [`product:${id}`] })
+  // On a handler, key functions get the request (they run before pipes): the id as ParseIntPipe reads it.
+  @Cacheable({ key: (req: IdRequest) => `http:product:${idOf(req)}`, ttl: 30, tags: (req: IdRequest) => [`product:${idOf(req)}`] })
   product(@Param('id', ParseIntPipe) id: number): Promise<Product> {
     return this.catalog.findProduct(id);
   }

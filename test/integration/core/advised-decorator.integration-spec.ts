@@ -1,4 +1,17 @@
-import { Controller, Get, type INestApplication, Injectable, Module, Param, ParseIntPipe } from '@nestjs/common';
+import {
+  type CallHandler,
+  Controller,
+  type ExecutionContext,
+  Get,
+  type INestApplication,
+  Injectable,
+  Module,
+  type NestInterceptor,
+  Param,
+  ParseIntPipe,
+  UseInterceptors,
+} from '@nestjs/common';
+import { tap } from 'rxjs';
 import { PATH_METADATA } from '@nestjs/common/constants.js';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
@@ -8,6 +21,17 @@ import { RedisPatternsModule } from '../../../libs/redis-patterns/src/redis-patt
 import { createAdvisedDecorator } from '../../../libs/redis-patterns/src/core/advice/create-advised-decorator';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../../../libs/redis-patterns/src/core/advice/method-advice.interface';
 
+/** An application's own interceptor, to see where the decorators' behaviour runs among the interceptors. */
+@Injectable()
+class OrderInterceptor implements NestInterceptor {
+  static readonly seen: string[] = [];
+
+  intercept(_context: ExecutionContext, next: CallHandler) {
+    OrderInterceptor.seen.push('app:before');
+    return next.handle().pipe(tap(() => OrderInterceptor.seen.push('app:after')));
+  }
+}
+
 /** A test-only advisor: records every call with its resolved arguments and wraps the result. */
 @Injectable()
 class TraceAdvisor implements MethodAdvisor<{ label: string }> {
@@ -16,6 +40,7 @@ class TraceAdvisor implements MethodAdvisor<{ label: string }> {
   prepare(options: { label: string }, method: AdvisedMethod): MethodAdvice {
     if (!options.label) throw new Error('label is required');
     return async (invocation, proceed) => {
+      OrderInterceptor.seen.push(`trace:${options.label}`);
       this.calls.push({
         label: options.label,
         method: method.methodName,
@@ -66,6 +91,14 @@ class ItemsController {
   @Trace('count')
   async count(@Param('a') a: string): Promise<{ a: string; received: number }> {
     return { a, received: arguments.length };
+  }
+
+  @Get('ordered')
+  @UseInterceptors(OrderInterceptor)
+  @Trace('ordered')
+  async ordered(): Promise<string> {
+    OrderInterceptor.seen.push('handler');
+    return 'done';
   }
 
   @Get('busy/now')
@@ -123,29 +156,48 @@ describe('createAdvisedDecorator', () => {
     expect(app.get(GreetingService).plain()).toBe('untouched');
   });
 
-  it('runs it around a controller handler with the arguments the pipes resolved, keeping route metadata', async () => {
+  it('runs it around a controller handler, before its pipes, with (request, context), keeping route metadata', async () => {
     const advisor = app.get(TraceAdvisor);
     advisor.calls.length = 0;
     const response = await request(app.getHttpServer()).get('/items/42').expect(200);
     expect(response.headers['x-trace']).toBe('route');
+    // The method still gets what the pipes resolved; the advice saw the request and Nest's context.
     expect(response.body).toEqual({ id: 42, type: 'number', greeting: 'outer(inner(hello item))' });
-    expect(advisor.calls[0]).toMatchObject({ label: 'route', args: [42], isController: true });
-    // The provider call made inside the handler is advised too, but without the HTTP call.
-    expect(advisor.calls.slice(1).map((c) => c.isController)).toEqual([false, false]);
+    expect(advisor.calls[0]).toMatchObject({ label: 'route', isController: true, http: true });
+    const [requestArg, contextArg] = advisor.calls[0].args as [{ params: { id: string } }, ExecutionContext];
+    expect(requestArg.params.id).toBe('42');
+    expect(contextArg.getHandler()).toBe(ItemsController.prototype.item);
+    // The provider call made inside the handler goes through the provider's wrapper, without the HTTP call.
+    expect(advisor.calls.slice(1).map((c) => [c.label, c.http])).toEqual([
+      ['outer', false],
+      ['inner', false],
+    ]);
     expect(Reflect.getMetadata(PATH_METADATA, ItemsController.prototype.item)).toBe(':id');
   });
 
-  it('hands the HTTP call to the advice through a hidden parameter the method never sees', async () => {
+  it('passes the method exactly the arguments it would get undecorated, and runs the behaviour once', async () => {
     const advisor = app.get(TraceAdvisor);
     advisor.calls.length = 0;
     const response = await request(app.getHttpServer()).get('/items/count/x').expect(200);
     expect(response.body).toEqual({ a: 'x', received: 1 });
-    expect(response.headers['x-trace']).toBe('count');
-    expect(advisor.calls).toEqual([{ label: 'count', method: 'count', args: ['x'], isController: true, http: true }]);
-    // Called directly (not by the router), a handler is advised without an HTTP call and gets its arguments as given.
+    expect(advisor.calls.map((c) => c.label)).toEqual(['count']);
+  });
+
+  it("runs as one of the handler's interceptors, in the order Nest gives them", async () => {
+    OrderInterceptor.seen.length = 0;
+    const advisor = app.get(TraceAdvisor);
+    advisor.calls.length = 0;
+    await request(app.getHttpServer()).get('/items/ordered').expect(200);
+    // @UseInterceptors written above the decorator: Nest runs the one declared first (the decorator's) outside it.
+    expect(OrderInterceptor.seen).toEqual(['trace:ordered', 'app:before', 'handler', 'app:after']);
+    expect(advisor.calls.map((c) => c.label)).toEqual(['ordered']);
+  });
+
+  it('leaves a controller method called directly as written: its behaviour is for the calls Nest makes', async () => {
+    const advisor = app.get(TraceAdvisor);
     advisor.calls.length = 0;
     await expect(app.get(ItemsController).count('y')).resolves.toEqual({ a: 'y', received: 1 });
-    expect(advisor.calls).toEqual([{ label: 'count', method: 'count', args: ['y'], isController: true, http: false }]);
+    expect(advisor.calls).toEqual([]);
   });
 
   it('maps an HttpMappableError thrown by a handler to its status and headers', async () => {
@@ -161,12 +213,12 @@ describe('createAdvisedDecorator', () => {
 });
 
 describe('without RedisPatternsModule', () => {
-  it('fails application startup with a clear error instead of running methods unadvised', async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [FeatureModule] }).compile();
-    const app = moduleRef.createNestApplication();
-    await expect(app.init()).rejects.toThrow(RedisPatternsNotBoundError);
-    await expect(app.init()).rejects.toThrow(/RedisPatternsModule is not imported/);
-    await app.close();
+  it('fails application startup with a clear error naming the method, instead of running methods unadvised', async () => {
+    const compiled = Test.createTestingModule({ imports: [FeatureModule] }).compile();
+    await expect(compiled).rejects.toThrow(RedisPatternsNotBoundError);
+    await expect(compiled).rejects.toThrow(
+      /\.(greet|item|count|ordered|busy|work) uses a redis-patterns decorator, but RedisPatternsModule is not imported/,
+    );
   });
 
   it('refuses to run a decorated method on an instance no module prepared', async () => {

@@ -14,7 +14,7 @@ class ShopController {
   constructor(private readonly health: RedisPatternsHealthIndicator) {}
 
   @Get('products/:id')
-  @Cacheable({ key: (id: string) => `product:${id}`, ttl: 60 })
+  @Cacheable({ key: (request: { params: { id: string } }) => `product:${request.params.id}`, ttl: 60 })
   async product(@Param('id') id: string): Promise<{ id: string; at: number }> {
     return { id, at: Date.now() };
   }
@@ -26,7 +26,7 @@ class ShopController {
   }
 
   @Post('orders/:id/pay')
-  @WithLock({ resource: (id: string) => `order:${id}`, ttlMs: 5000 })
+  @WithLock({ resource: (request: { params: { id: string } }) => `order:${request.params.id}`, ttlMs: 5000 })
   async pay(@Param('id') id: string): Promise<{ paid: string }> {
     return { paid: id };
   }

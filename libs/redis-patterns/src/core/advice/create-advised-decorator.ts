@@ -4,7 +4,7 @@ import { METHOD_ADVICE, ORIGINAL_METHOD } from './advice.constants';
 import { resolveBoundMethod } from './advice-bindings';
 import type { AdviceDeclaration, MethodAdvisor } from './method-advice.interface';
 import { isControllerInstance, takenBy } from './nest-handler-calls';
-import { RedisPatternsInterceptor } from './redis-patterns.interceptor';
+import { interceptorFor, isRedisPatternsInterceptor } from './redis-patterns.interceptor';
 
 type AnyMethod = (...args: any[]) => any;
 
@@ -13,7 +13,7 @@ type AnyMethod = (...args: any[]) => any;
  * a method is called:
  *
  * - by Nest, as a handler (an HTTP route, a message or event pattern, a gateway message, a resolver): through
- *   {@link RedisPatternsInterceptor}, which the decorator puts on the method (once, however many decorators it
+ *   `RedisPatternsInterceptor`, which the decorator puts on the method (once, however many decorators it
  *   carries), in the order of the application's interceptors and with Nest's ExecutionContext;
  * - by any other code, on a provider (`service.method(...)`, a scheduler, an event listener): through a wrapper that
  *   replaces the method at class-definition time and runs the same behaviour around it.
@@ -52,7 +52,8 @@ export function createAdvisedDecorator<TOptions>(advisor: Type<MethodAdvisor<TOp
     Reflect.defineMetadata(METHOD_ADVICE, [declaration], wrapper);
     (descriptor as unknown as TypedPropertyDescriptor<AnyMethod>).value = wrapper;
     const interceptors = (Reflect.getMetadata(INTERCEPTORS_METADATA, wrapper) as unknown[] | undefined) ?? [];
-    if (!interceptors.includes(RedisPatternsInterceptor)) UseInterceptors(RedisPatternsInterceptor)(target, propertyKey, descriptor);
+    if (!interceptors.some(isRedisPatternsInterceptor))
+      UseInterceptors(interceptorFor(target.constructor.name, methodName))(target, propertyKey, descriptor);
     return descriptor;
   };
 }

@@ -4,6 +4,13 @@ import { RedisPatternsNotBoundError } from '../../errors/redis-patterns-not-boun
 import { MethodAdviceExplorer } from './method-advice.explorer';
 import { claimFor, isControllerInstance } from './nest-handler-calls';
 
+const UNREACHABLE_MODULE =
+  'RedisPatternsModule is not imported in this application (add RedisPatternsModule.forRoot(...) to a module), ' +
+  'or it is registered with isGlobal: false and not imported by the module that declares this class';
+
+/** Where a decorator attached each interceptor class of {@link interceptorFor}. */
+const sites = new WeakMap<Function, { readonly className: string; readonly methodName: string }>();
+
 /**
  * The interceptor every redis-patterns method decorator puts on its method: on a handler Nest calls (an HTTP route,
  * a message or event pattern, a gateway message, a resolver), it runs the decorators' behaviour around the rest of
@@ -15,8 +22,13 @@ import { claimFor, isControllerInstance } from './nest-handler-calls';
  */
 @Injectable()
 export class RedisPatternsInterceptor implements NestInterceptor {
+  // Optional so that, without the module's providers, the error names the decorated class and method instead of
+  // Nest's generic "can't resolve dependencies of the RedisPatternsInterceptor".
   constructor(@Optional() private readonly explorer?: MethodAdviceExplorer) {
-    if (!explorer) throw new RedisPatternsNotBoundError(RedisPatternsInterceptor.name, undefined);
+    if (!explorer) {
+      const site = sites.get(new.target);
+      throw new RedisPatternsNotBoundError(site?.className ?? RedisPatternsInterceptor.name, site?.methodName, UNREACHABLE_MODULE);
+    }
   }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -27,4 +39,22 @@ export class RedisPatternsInterceptor implements NestInterceptor {
     if (isControllerInstance(context.getClass().prototype as object)) return handler ? from(run()) : next.handle();
     return from(claimFor(context.getHandler(), run));
   }
+}
+
+/**
+ * The interceptor class a decorator attaches to one method: `RedisPatternsInterceptor` itself, except that an
+ * application without the module's providers fails startup naming that method.
+ */
+export function interceptorFor(className: string, methodName: string): typeof RedisPatternsInterceptor {
+  const interceptor = class extends RedisPatternsInterceptor {};
+  sites.set(interceptor, { className, methodName });
+  Object.defineProperty(interceptor, 'name', { value: RedisPatternsInterceptor.name });
+  return interceptor;
+}
+
+/** Whether `enhancer` (an entry of a method's interceptors) is the module's interceptor. */
+export function isRedisPatternsInterceptor(enhancer: unknown): boolean {
+  return (
+    typeof enhancer === 'function' && (enhancer === RedisPatternsInterceptor || enhancer.prototype instanceof RedisPatternsInterceptor)
+  );
 }
