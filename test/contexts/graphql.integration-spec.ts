@@ -47,9 +47,10 @@ class QuotesResolver {
   }
 
   // Undecorated parameters: Nest passes the raw (parent, args, context, info); the decorators must not change
-  // that. Field resolvers run no guards by default, so @RateLimit on the method is decided by its advice.
+  // that. The app runs enhancers on field resolvers (fieldResolverEnhancers), so they are handlers like the query:
+  // the default key is the parent and the arguments, and `key` gets (request, context).
   @ResolveField(() => String)
-  @Cacheable({ key: (parent: Quote) => `label:${parent.symbol}`, ttl: 60 })
+  @Cacheable({ ttl: 60 })
   @RateLimit({
     algorithm: 'fixed-window',
     limit: 3,
@@ -70,6 +71,7 @@ async function startGraphqlApp(rateLimit: RateLimitOptions = {}): Promise<INestA
         driver: ApolloDriver,
         autoSchemaFile: true,
         context: ({ req, res }: { req: unknown; res: unknown }) => ({ req, res }),
+        fieldResolverEnhancers: ['guards', 'interceptors', 'filters'],
       }),
     ],
     providers: [QuotesResolver],
@@ -133,7 +135,7 @@ describe('decorators in a GraphQL resolver (Apollo on Express, real HTTP)', () =
     expect(denied.body.errors[0].extensions.code).toBe('RATE_LIMITED');
   });
 
-  it('applies a method @RateLimit on a field resolver, where Nest runs no guards', async () => {
+  it('applies a method @RateLimit on a field resolver that runs enhancers', async () => {
     const codes: string[] = [];
     for (const symbol of ['A1', 'A2', 'A3', 'A4']) {
       const response = await query(app, `{ quote(symbol: "${symbol}") { label } }`, { 'x-user': 'field-limit' });

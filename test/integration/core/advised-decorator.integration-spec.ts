@@ -93,7 +93,7 @@ class ItemsController {
     return { a, received: arguments.length };
   }
 
-  @Get('ordered')
+  @Get('ordered/now')
   @UseInterceptors(OrderInterceptor)
   @Trace('ordered')
   async ordered(): Promise<string> {
@@ -187,7 +187,7 @@ describe('createAdvisedDecorator', () => {
     OrderInterceptor.seen.length = 0;
     const advisor = app.get(TraceAdvisor);
     advisor.calls.length = 0;
-    await request(app.getHttpServer()).get('/items/ordered').expect(200);
+    await request(app.getHttpServer()).get('/items/ordered/now').expect(200);
     // @UseInterceptors written above the decorator: Nest runs the one declared first (the decorator's) outside it.
     expect(OrderInterceptor.seen).toEqual(['trace:ordered', 'app:before', 'handler', 'app:after']);
     expect(advisor.calls.map((c) => c.label)).toEqual(['ordered']);

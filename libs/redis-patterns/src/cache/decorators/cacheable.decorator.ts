@@ -41,10 +41,11 @@ export interface CacheableOptions<A extends unknown[] = any[], R = any> {
 }
 
 /**
- * A method decorator checked against the decorated method: when the key/tags functions declare parameter types, a
- * method whose leading arguments do not match them is a compile error (and `unless` sees the method's result type).
+ * A method decorator checked against the decorated method's result: `unless` and a `ttl` function see its type. The
+ * key functions' parameters are not tied to the method's: on a handler Nest calls they get `(request, context)`, on
+ * any other call the method's arguments.
  */
-export type TypedMethodDecorator<A extends unknown[], R> = <M extends (...args: [...A, ...any[]]) => R | Promise<R>>(
+export type TypedMethodDecorator<A extends unknown[], R> = <M extends (...args: any[]) => R | Promise<R>>(
   target: object,
   propertyKey: string | symbol,
   descriptor: TypedPropertyDescriptor<M>,

@@ -3,7 +3,7 @@ import { CacheEvict } from './cache-evict.decorator';
 import { CachePut } from './cache-put.decorator';
 import { Cacheable } from './cacheable.decorator';
 
-// Compile-time checks (tsc runs over the specs): key and tag functions are typed against the decorated method.
+// Compile-time checks (tsc runs over the specs): `unless` is typed against the decorated method's result.
 class Typed {
   @Cacheable({
     key: (id: string) => `user:${id}`,
@@ -14,9 +14,9 @@ class Typed {
     return { id };
   }
 
-  // @ts-expect-error the key function takes a number, the method a string
-  @Cacheable({ key: (id: number) => `user:${id}` })
-  async wrongKey(id: string): Promise<string> {
+  // @ts-expect-error `unless` takes the method's result, a string here
+  @Cacheable({ unless: (user: { id: string }) => user.id === '' })
+  async wrongResult(id: string): Promise<string> {
     return id;
   }
 

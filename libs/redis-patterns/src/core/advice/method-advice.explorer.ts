@@ -36,8 +36,9 @@ export class MethodAdviceExplorer implements OnModuleInit, OnApplicationShutdown
     const byInstance = new Map<object, Type<unknown>>();
     for (const found of discoverMethods(this.discovery, this.scanner, isAdvisedWrapper)) byInstance.set(found.instance, found.classRef);
     for (const [instance, classRef] of byInstance) {
-      bindInstance(instance, this.bind(instance, classRef));
+      // A controller's methods are only Nest's to call: their wrapper never runs the advice (nest-handler-calls.ts).
       if (isControllerClass(classRef)) this.prepareControllerHandlers(instance, classRef);
+      else bindInstance(instance, this.bind(instance, classRef));
     }
     // Only once every method is bound: an application whose decorator options fail startup must not become the
     // runtime that late-bound instances fall back to.
