@@ -61,6 +61,11 @@ class ProductsService {
   async clear(): Promise<void> {}
 }
 
+/** What a handler's key functions read of the request (they run before pipes). */
+interface IdRequest {
+  readonly params: { readonly id: string };
+}
+
 @Controller('products')
 class ProductsController {
   handled = 0;
@@ -69,13 +74,17 @@ class ProductsController {
 
   @Get(':id')
   @SetMetadata('doc', 'below the route')
-  @Cacheable({ key: (id: string) => `http:product:${id}`, ttl: 30, tags: (id: string) => [`product:${id}`] })
+  @Cacheable({
+    key: (request: IdRequest) => `http:product:${request.params.id}`,
+    ttl: 30,
+    tags: (request: IdRequest) => [`product:${request.params.id}`],
+  })
   async get(@Param('id') id: string): Promise<{ id: string; n: number }> {
     this.handled++;
     return { id, n: this.handled };
   }
 
-  @Cacheable({ key: (id: string) => `http:stale:${id}`, ttl: 0.2, staleTtl: 30 })
+  @Cacheable({ key: (request: IdRequest) => `http:stale:${request.params.id}`, ttl: 0.2, staleTtl: 30 })
   @HttpCode(203)
   @Get(':id/stale')
   async stale(@Param('id') id: string): Promise<{ id: string; n: number }> {
@@ -84,14 +93,14 @@ class ProductsController {
   }
 
   @Post(':id')
-  @Cacheable({ key: (id: string) => `http:post:${id}`, ttl: 30 })
+  @Cacheable({ key: (request: IdRequest) => `http:post:${request.params.id}`, ttl: 30 })
   async post(@Param('id') _id: string): Promise<{ n: number }> {
     this.handled++;
     return { n: this.handled };
   }
 
   @Get(':id/personal')
-  @Cacheable({ key: (id: string) => `http:personal:${id}`, ttl: 30 })
+  @Cacheable({ key: (request: IdRequest) => `http:personal:${request.params.id}`, ttl: 30 })
   async personal(
     @Param('id') id: string,
     @Res({ passthrough: true }) res: { cookie(name: string, value: string): void },

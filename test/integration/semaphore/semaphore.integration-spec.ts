@@ -39,7 +39,7 @@ class ExportsController {
   handled = 0;
 
   @Get(':tenant')
-  @WithPermit({ resource: (tenant: string) => `export:${tenant}`, permits: 1, ttlMs: 3000 })
+  @WithPermit({ resource: (request: { params: { tenant: string } }) => `export:${request.params.tenant}`, permits: 1, ttlMs: 3000 })
   async run(@Param('tenant') tenant: string): Promise<{ tenant: string }> {
     this.handled++;
     return { tenant };
