@@ -36,7 +36,7 @@ class TracedController {
   }
 
   @Get('items/:id')
-  @Cacheable({ key: (id: string) => `item:${id}`, ttl: 60 })
+  @Cacheable({ key: (request: { params: { id: string } }) => `item:${request.params.id}`, ttl: 60 })
   item(@Param('id') id: string) {
     return { id, name: `item ${id}` };
   }
