@@ -40,9 +40,10 @@ export default tseslint.config(
     },
   },
   {
-    // The layering: core knows no pattern. Only the module (redis-patterns.module.ts, redis-patterns.options.ts)
+    // The layering: core, errors and the lease kernel (which locks, semaphores, leader election and idempotency
+    // claims are built on) know no pattern. Only the module (redis-patterns.module.ts, redis-patterns.options.ts)
     // wires the patterns together.
-    files: ['libs/redis-patterns/src/core/**/*.ts', 'libs/redis-patterns/src/errors/**/*.ts'],
+    files: ['libs/redis-patterns/src/core/**/*.ts', 'libs/redis-patterns/src/errors/**/*.ts', 'libs/redis-patterns/src/lease/**/*.ts'],
     ignores: ['**/*.spec.ts'],
     rules: {
       'no-restricted-imports': [
@@ -51,26 +52,7 @@ export default tseslint.config(
           patterns: [
             {
               group: [...PATTERNS.map((name) => `**/${name}/**`), '**/redis-patterns.module', '**/redis-patterns.options', '**/index'],
-              message: 'core and errors import no pattern: register what a pattern needs from the module instead.',
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    // The lease kernel (token, TTL, fencing, backoff, keep-alive, held leases) knows no pattern: locks, semaphores,
-    // leader election and idempotency claims are built on it, never the reverse.
-    files: ['libs/redis-patterns/src/lease/**/*.ts'],
-    ignores: ['**/*.spec.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: [...PATTERNS.map((name) => `**/${name}/**`), '**/redis-patterns.module', '**/redis-patterns.options', '**/index'],
-              message: 'the lease kernel imports no pattern: a pattern passes what differs (its errors, names, settings) in.',
+              message: 'core, errors and lease import no pattern: a pattern passes what differs in, or the module registers it.',
             },
           ],
         },

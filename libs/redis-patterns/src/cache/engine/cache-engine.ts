@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { withDeadline } from '../../core/time/with-deadline';
 import { libraryTracer } from '../../core/telemetry/tracing';
 import type { CacheSettings } from '../cache.options';
@@ -9,8 +8,8 @@ import { type Fetched, type FoundEntry, found, NOTHING, type StorePredicate } fr
 
 export type { CacheStatus, Fetched, FoundEntry, StorePredicate } from './cache-entry';
 import { type CacheHealth, isRefusal } from './cache-health';
-import type { CacheStore, FillLockReply } from '../cache.store';
-import { attemptUntil, type Refusal } from '../../lease/backoff';
+import type { CacheStore } from '../cache.store';
+import { waitForFillLock } from './fill-lock-wait';
 import { type EntryPolicy, freshTtlMs, jitteredTtlMs } from './entry-policy';
 import { SingleFlight } from './single-flight';
 import { NEAR_MISS, type NearCache } from '../near/near-cache';
@@ -193,15 +192,7 @@ export class CacheEngine {
     let epochs: number[] | undefined = [];
     if (policy.tags.length > 0) epochs = await this.tagEpochs(policy.tags);
     const token = randomBytes(12).toString('base64url');
-    // Another instance is loading: poll with the lease kernel's backoff (never longer than its lock lives) until its
-    // value appears, its lock goes (then we may take it), or our wait budget ends and we load by ourselves.
-    const outcome = await attemptUntil<FillGrant, FillBusy>(
-      () => this.tryFillLock(entry, token),
-      isFillGrant,
-      performance.now() + this.settings.lockWaitMs,
-      FILL_LOCK_POLL,
-      sleep,
-    );
+    const outcome = await waitForFillLock(this.store, this.health, entry, token, this.settings);
     if (outcome.kind === 'locked') return this.load(entry, loader, policy, keep, epochs, token);
     if (outcome.kind === 'entry') {
       const found = await this.interpret(entry, outcome.raw, undefined);
@@ -209,19 +200,6 @@ export class CacheEngine {
     }
     // Busy past the wait budget, an entry that is stale, or Redis failing: load without the lock.
     return this.load(entry, loader, policy, keep, epochs, undefined);
-  }
-
-  /** One fill-lock attempt; Redis failing (or known down) ends the wait as `unavailable`, never as an error. */
-  private async tryFillLock(entry: string, token: string): Promise<FillAttempt> {
-    if (!this.health.writable()) return FILL_UNAVAILABLE;
-    try {
-      const reply = await this.store.fillLock(entry, token, this.settings.lockTtlMs, true);
-      this.health.succeeded();
-      return reply.kind === 'busy' ? { kind: 'busy', reason: 'busy', retryAfterMs: reply.lockPttl } : reply;
-    } catch (error) {
-      this.health.failed('fill lock', error);
-      return FILL_UNAVAILABLE;
-    }
   }
 
   private async load<T>(
@@ -306,19 +284,4 @@ export class CacheEngine {
       this.health.failed('lock release', error);
     }
   }
-}
-
-/** What ends the wait for a fill lock: the lock, the entry, or Redis failing (load without the lock). */
-type FillGrant = Exclude<FillLockReply, { kind: 'busy' }> | { kind: 'unavailable' };
-/** Another instance holds the fill lock, for `retryAfterMs` at most. */
-type FillBusy = Refusal<'busy'> & { kind: 'busy' };
-type FillAttempt = FillGrant | FillBusy;
-
-const FILL_UNAVAILABLE: FillGrant = { kind: 'unavailable' };
-
-/** Polls of a busy fill lock: from 5 ms up to 200 ms, short beside a loader and below a lock's lifetime. */
-const FILL_LOCK_POLL = { retryDelayMs: 5, maxRetryDelayMs: 200 } as const;
-
-function isFillGrant(attempt: FillAttempt): attempt is FillGrant {
-  return attempt.kind !== 'busy';
 }

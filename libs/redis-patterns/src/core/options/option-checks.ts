@@ -50,7 +50,6 @@ const RENAMED_IN_1_0: Readonly<Record<string, string>> = {
   deadLetterMaxLen: 'deadLetterMaxLength',
   leaseMs: 'ttlMs',
   waitTimeoutMs: 'waitReplicasTimeoutMs',
-  role: 'resource',
   name: 'resource',
 };
 
