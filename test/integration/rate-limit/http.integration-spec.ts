@@ -176,7 +176,7 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('@RateLimit over
   // controller method called by other code runs as written (a limit meant for such callers goes on a provider).
   it("limits the router's calls of a controller handler, not a direct call of the method", async () => {
     const controller = app.get(LimitedController);
-    const direct = await Promise.all([controller.tight(), controller.tight(), controller.tight()]);
+    const direct = [controller.tight(), controller.tight(), controller.tight()];
     expect(direct).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
   });
 });

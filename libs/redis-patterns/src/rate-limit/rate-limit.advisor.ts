@@ -1,4 +1,4 @@
-import { type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { type AdvisedMethod, type MethodAdvice, type MethodAdvisor, PROCEED } from '../core/advice/method-advice.interface';
 import { RateLimitDeniedError } from './rate-limit-denied.error';
 import { rateLimitHeaders } from './rate-limit-headers';
@@ -6,7 +6,7 @@ import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit.option
 import { RateLimitIdentity, type LimiterKeyParts } from './rate-limit-identity';
 import { trackerPart } from './rate-limit-key';
 import { RateLimiterService } from './rate-limiter.service';
-import { policiesOf, type RateLimitMetadata, resolveLimiter, skipsHandlerCall } from './resolve-limiter';
+import { policiesOf, type RateLimitMetadata, resolveLimiter } from './resolve-limiter';
 
 /**
  * The behaviour of a method's `@RateLimit` on a provider method (and on any call that is not Nest's): one decision
@@ -27,7 +27,6 @@ export class RateLimitAdvisor implements MethodAdvisor<RateLimitMetadata> {
     const { key, name, cost, outage, skipIf } = resolved;
     const ownBudget: LimiterKeyParts = [name];
     const legacy = this.settings.legacyHeaders;
-    const moduleSkipIf = this.settings.skipIf;
     const decide = async (identity: LimiterKeyParts, policyArgs: readonly unknown[], proceed: () => Promise<unknown>): Promise<unknown> => {
       const compiled = resolved.compiled ?? (await policiesOf(resolved, policyArgs));
       const decision = await this.limiter.decide(identity, compiled, cost, outage, name);

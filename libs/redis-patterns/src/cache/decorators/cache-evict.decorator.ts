@@ -22,7 +22,7 @@ export interface CacheEvictOptions<A extends unknown[] = any[]> {
  * \@CacheEvict({ tags: (id: string) => [`user:${id}`] })
  * rename(id: string, name: string): Promise<void> { … }
  */
-export function CacheEvict<A extends unknown[] = any[]>(options: CacheEvictOptions<A>): TypedMethodDecorator<A, any> {
+export function CacheEvict<A extends unknown[] = any[]>(options: CacheEvictOptions<A>): TypedMethodDecorator<any> {
   const decorate = createAdvisedDecorator(CacheEvictAdvisor, options as CacheEvictOptions);
   return (target, propertyKey, descriptor) => {
     decorate(target, propertyKey, descriptor as TypedPropertyDescriptor<unknown>);

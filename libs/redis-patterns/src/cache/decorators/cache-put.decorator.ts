@@ -29,7 +29,7 @@ export interface CachePutOptions<A extends unknown[] = any[], R = any> {
  * \@CachePut({ key: (user: User) => `user:${user.id}`, ttlMs: 300_000 })
  * save(user: User): Promise<User> { … }
  */
-export function CachePut<A extends unknown[] = any[], R = any>(options: CachePutOptions<A, R> = {}): TypedMethodDecorator<A, R> {
+export function CachePut<A extends unknown[] = any[], R = any>(options: CachePutOptions<A, R> = {}): TypedMethodDecorator<R> {
   const decorate = createAdvisedDecorator(CachePutAdvisor, options as CachePutOptions);
   return (target, propertyKey, descriptor) => {
     decorate(target, propertyKey, descriptor as TypedPropertyDescriptor<unknown>);

@@ -45,7 +45,7 @@ export interface CacheableOptions<A extends unknown[] = any[], R = any> {
  * key functions' parameters are not tied to the method's: on a handler Nest calls they get `(request, context)`, on
  * any other call the method's arguments.
  */
-export type TypedMethodDecorator<A extends unknown[], R> = <M extends (...args: any[]) => R | Promise<R>>(
+export type TypedMethodDecorator<R> = <M extends (...args: any[]) => R | Promise<R>>(
   target: object,
   propertyKey: string | symbol,
   descriptor: TypedPropertyDescriptor<M>,
@@ -63,7 +63,7 @@ export type TypedMethodDecorator<A extends unknown[], R> = <M extends (...args: 
  * \@Cacheable({ key: (id: string) => `user:${id}`, ttlMs: 300_000, tags: (id: string) => [`user:${id}`] })
  * findUser(id: string): Promise<User> { … }
  */
-export function Cacheable<A extends unknown[] = any[], R = any>(options: CacheableOptions<A, R> = {}): TypedMethodDecorator<A, R> {
+export function Cacheable<A extends unknown[] = any[], R = any>(options: CacheableOptions<A, R> = {}): TypedMethodDecorator<R> {
   const decorate = createAdvisedDecorator(CacheableAdvisor, options as CacheableOptions);
   return (target, propertyKey, descriptor) => {
     decorate(target, propertyKey, descriptor as TypedPropertyDescriptor<unknown>);

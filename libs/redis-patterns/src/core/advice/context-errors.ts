@@ -1,4 +1,4 @@
-import { type ArgumentsHost, type ExecutionContext, HttpException } from '@nestjs/common';
+import { type ArgumentsHost, type ExecutionContext, HttpException, IntrinsicException, Logger } from '@nestjs/common';
 import { type HttpMappableError, type HttpResponseSpec, isHttpMappableError } from '../../errors/http-mappable';
 import { type HttpCall, setResponseHeader } from './handler-call';
 
@@ -12,6 +12,8 @@ import { type HttpCall, setResponseHeader } from './handler-call';
  *   `exception` event);
  * - GraphQL: an error with `extensions: { code, status, retryAfterMs }` (code `RATE_LIMITED`, `CONFLICT` or
  *   `SERVICE_UNAVAILABLE`), and the headers on the HTTP response when the GraphQL context has one.
+ * - a microservice event (no reply to carry an answer): the event is dropped with a warning naming the handler, and
+ *   the error becomes an `IntrinsicException`, which Nest's RPC exception handling does not log as an error;
  * Anything else is returned unchanged.
  */
 export function toContextError(error: unknown, context: ArgumentsHost, http?: HttpCall): unknown {
@@ -22,6 +24,7 @@ export function toContextError(error: unknown, context: ArgumentsHost, http?: Ht
       setHeaders(spec, http ? http.response : context.switchToHttp().getResponse());
       return new HttpException(spec.body, spec.status, { cause: error });
     case 'rpc': {
+      if (isEventContext(context)) return droppedEvent(error, context);
       const { RpcException } = optionalPeer<{ RpcException: new (error: object) => Error }>('@nestjs/microservices');
       return new RpcException({ status: spec.status, error: error.name, message: messageOf(spec, error), retryAfterMs: spec.retryAfterMs });
     }
@@ -75,9 +78,25 @@ export class GraphQLContextError extends Error {
   }
 }
 
-/** Whether a handler's context is a microservice event (no reply to send an error to). */
-export function isEventContext(context: ExecutionContext): boolean {
-  return context.getType<string>() === 'rpc' && Reflect.getMetadata('microservices:handler_type', context.getHandler()) === 2;
+/**
+ * Whether a handler's context is a microservice event pattern, read with @nestjs/microservices' own exported metadata
+ * key and handler-type enum (the package is loaded only once an RPC context exists, so it is installed).
+ */
+export function isEventContext(context: ArgumentsHost): context is ExecutionContext {
+  // An exception filter's host has no handler: only a guard's or an interceptor's context can name one.
+  const handler = context.getType<string>() === 'rpc' ? (context as Partial<ExecutionContext>).getHandler?.() : undefined;
+  if (typeof handler !== 'function') return false;
+  const { PATTERN_HANDLER_METADATA } = optionalPeer<{ PATTERN_HANDLER_METADATA: string }>('@nestjs/microservices/constants');
+  const { PatternHandler } = optionalPeer<{ PatternHandler: { EVENT: unknown } }>('@nestjs/microservices/enums/pattern-handler.enum');
+  return Reflect.getMetadata(PATTERN_HANDLER_METADATA, handler) === PatternHandler.EVENT;
+}
+
+const droppedEvents = new Logger('RedisPatterns');
+
+/** An event denied by a decorator: nobody waits for an answer, so it is a warning, not an error. */
+function droppedEvent(error: HttpMappableError, context: ExecutionContext): IntrinsicException {
+  droppedEvents.warn(`Event dropped by ${context.getClass().name}.${context.getHandler().name}: ${error.message}`);
+  return new IntrinsicException(error.message, { cause: error });
 }
 
 function messageOf(spec: HttpResponseSpec, error: Error): string {
