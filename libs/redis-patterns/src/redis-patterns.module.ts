@@ -3,6 +3,7 @@ import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { APP_FILTER, DiscoveryModule } from '@nestjs/core';
 import { CACHE_PROVIDERS } from './cache/cache.providers';
 import { HttpMappableErrorFilter } from './core/advice/http-mappable-error.filter';
+import { DroppedEventLog } from './core/advice/dropped-event-log';
 import { MethodAdviceExplorer } from './core/advice/method-advice.explorer';
 import { requestedConnectionNames } from './core/connections/inject-redis.decorator';
 import { RedisConnections } from './core/connections/redis-connections';
@@ -37,6 +38,7 @@ const CORE_PROVIDERS: Provider[] = [
     inject: [RESOLVED_OPTIONS],
   },
   MethodAdviceExplorer,
+  DroppedEventLog,
   // A filter, not an interceptor: it costs nothing unless a library error reaches Nest, where it answers 409/429/503
   // even under a handler that has no decorator of ours.
   { provide: APP_FILTER, useClass: HttpMappableErrorFilter },
@@ -65,7 +67,7 @@ const PATTERN_PROVIDERS: Provider[] = [
   imports: [DiscoveryModule],
   providers: [...CORE_PROVIDERS, ...PATTERN_PROVIDERS],
   // The explorer is what each module's RedisPatternsInterceptor (on decorated handlers) runs the advice through.
-  exports: [RESOLVED_OPTIONS, RedisConnections, KeyBuilder, MethodAdviceExplorer, ...PATTERN_PROVIDERS],
+  exports: [RESOLVED_OPTIONS, RedisConnections, KeyBuilder, MethodAdviceExplorer, DroppedEventLog, ...PATTERN_PROVIDERS],
 })
 export class RedisPatternsModule extends RedisPatternsConfigurableModule {
   static override forRoot(options: typeof REDIS_PATTERNS_OPTIONS_TYPE): DynamicModule {

@@ -1,6 +1,7 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable, Optional, type Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { toContextError } from '../core/advice/context-errors';
+import { DroppedEventLog } from '../core/advice/dropped-event-log';
 import { setResponseHeader } from '../core/advice/handler-call';
 import { RateLimitDeniedError } from './rate-limit-denied.error';
 import { RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA } from './rate-limit.constants';
@@ -54,8 +55,9 @@ export class RateLimitGuard implements CanActivate {
     @Optional() protected readonly limiter: RateLimiterService,
     @Optional() private readonly identity: RateLimitIdentity,
     @Optional() @Inject(RATE_LIMIT_SETTINGS) private readonly settings: RateLimitSettings,
+    @Optional() private readonly droppedEvents: DroppedEventLog,
   ) {
-    if (!limiter || !identity || !settings) {
+    if (!limiter || !identity || !settings || !droppedEvents) {
       const site = sites.get(new.target);
       throw new RedisPatternsNotBoundError(site?.className ?? RateLimitGuard.name, site?.methodName, UNREACHABLE_MODULE);
     }
@@ -81,7 +83,7 @@ export class RateLimitGuard implements CanActivate {
       compiled = dynamic ? await policiesOf(limiter, [request, context]) : limiter.compiled!;
       decision = await this.limiter.decide(isThenable(key) ? await key : key, compiled, limiter.cost, limiter.outage, limiter.name);
     } catch (error) {
-      throw toContextError(error, context);
+      throw toContextError(error, context, undefined, this.droppedEvents.report);
     }
     const legacy = this.settings.legacyHeaders;
     if (http) {
@@ -94,6 +96,8 @@ export class RateLimitGuard implements CanActivate {
       throw toContextError(
         new RateLimitDeniedError(limiter.name, 'exceeded', { decision, headers: rateLimitHeaders(decision, compiled, legacy) }),
         context,
+        undefined,
+        this.droppedEvents.report,
       );
     }
     return true;

@@ -45,13 +45,17 @@ export function composeMethod(advices: MethodAdvice[], original: (...args: unkno
  * The chain of a handler, run by the module's interceptor. A library error that knows its answer becomes that answer
  * in the call's transport here (see context-errors.ts).
  */
-export function composeHandler(advices: MethodAdvice[], method: AdvisedMethod): HandlerChain | undefined {
+export function composeHandler(
+  advices: MethodAdvice[],
+  method: AdvisedMethod,
+  reportDrop: (message: string) => void,
+): HandlerChain | undefined {
   const chain = fold(advices, (invocation) => (invocation as HandlerInvocation).proceed());
   if (!chain) return undefined;
   return (context, proceed) => {
     const http = httpCallOf(context);
     const invocation: HandlerInvocation = { args: [requestOf(context), context], method, http, context, proceed };
-    return chain(invocation).catch((error: unknown) => Promise.reject(toContextError(error, context, http)));
+    return chain(invocation).catch((error: unknown) => Promise.reject(toContextError(error, context, http, reportDrop)));
   };
 }
 

@@ -1,4 +1,4 @@
-import { type ArgumentsHost, type ExecutionContext, HttpException, IntrinsicException, Logger } from '@nestjs/common';
+import { type ArgumentsHost, type ExecutionContext, HttpException, IntrinsicException } from '@nestjs/common';
 import { type HttpMappableError, type HttpResponseSpec, isHttpMappableError } from '../../errors/http-mappable';
 import { type HttpCall, setResponseHeader } from './handler-call';
 
@@ -12,11 +12,11 @@ import { type HttpCall, setResponseHeader } from './handler-call';
  *   `exception` event);
  * - GraphQL: an error with `extensions: { code, status, retryAfterMs }` (code `RATE_LIMITED`, `CONFLICT` or
  *   `SERVICE_UNAVAILABLE`), and the headers on the HTTP response when the GraphQL context has one.
- * - a microservice event (no reply to carry an answer): the event is dropped with a warning naming the handler, and
- *   the error becomes an `IntrinsicException`, which Nest's RPC exception handling does not log as an error;
+ * - a microservice event (no reply to carry an answer): the event is dropped, reported to `reportDrop` naming the
+ *   handler, and the error becomes an `IntrinsicException`, which Nest's RPC exception handling does not log;
  * Anything else is returned unchanged.
  */
-export function toContextError(error: unknown, context: ArgumentsHost, http?: HttpCall): unknown {
+export function toContextError(error: unknown, context: ArgumentsHost, http?: HttpCall, reportDrop?: (message: string) => void): unknown {
   if (!isHttpMappableError(error)) return error;
   const spec = error.toHttpResponse();
   switch (context.getType<string>()) {
@@ -24,7 +24,7 @@ export function toContextError(error: unknown, context: ArgumentsHost, http?: Ht
       setHeaders(spec, http ? http.response : context.switchToHttp().getResponse());
       return new HttpException(spec.body, spec.status, { cause: error });
     case 'rpc': {
-      if (isEventContext(context)) return droppedEvent(error, context);
+      if (isEventContext(context)) return droppedEvent(error, context, reportDrop);
       const { RpcException } = optionalPeer<{ RpcException: new (error: object) => Error }>('@nestjs/microservices');
       return new RpcException({ status: spec.status, error: error.name, message: messageOf(spec, error), retryAfterMs: spec.retryAfterMs });
     }
@@ -91,11 +91,9 @@ export function isEventContext(context: ArgumentsHost): context is ExecutionCont
   return Reflect.getMetadata(PATTERN_HANDLER_METADATA, handler) === PatternHandler.EVENT;
 }
 
-const droppedEvents = new Logger('RedisPatterns');
-
-/** An event denied by a decorator: nobody waits for an answer, so it is a warning, not an error. */
-function droppedEvent(error: HttpMappableError, context: ExecutionContext): IntrinsicException {
-  droppedEvents.warn(`Event dropped by ${context.getClass().name}.${context.getHandler().name}: ${error.message}`);
+/** An event denied by a decorator: nobody waits for an answer, so it is reported, never logged as an error. */
+function droppedEvent(error: HttpMappableError, context: ExecutionContext, reportDrop?: (message: string) => void): IntrinsicException {
+  reportDrop?.(`Event dropped by ${context.getClass().name}.${context.getHandler().name}: ${error.message}`);
   return new IntrinsicException(error.message, { cause: error });
 }
 

@@ -8,6 +8,7 @@ import { type AdviceRuntime, bindInstance, registerRuntime, unregisterRuntime } 
 import { isAdvisedWrapper, originalMethod } from './advised-wrapper';
 import { type BoundMethod, composeHandler, composeMethod, type HandlerChain } from './compose-advice';
 import { discoverMethods, isControllerClass } from './discover-methods';
+import { DroppedEventLog } from './dropped-event-log';
 import type { HandlerKind } from './handler-call';
 import type { AdviceDeclaration, AdvisedMethod, MethodAdvice } from './method-advice.interface';
 
@@ -28,6 +29,7 @@ export class MethodAdviceExplorer implements OnModuleInit, OnApplicationShutdown
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly moduleRef: ModuleRef,
+    private readonly droppedEvents: DroppedEventLog,
     // Resolved first: the options fail startup before any decorator is prepared.
     @Inject(RESOLVED_OPTIONS) _options: ResolvedCoreOptions,
   ) {}
@@ -95,7 +97,7 @@ export class MethodAdviceExplorer implements OnModuleInit, OnApplicationShutdown
     const key = `${kind}:${classRef.name}`;
     if (byKind.has(key)) return byKind.get(key);
     const method = this.methodOf(classRef, handler.name, kind);
-    const chain = isAdvisedWrapper(handler) ? composeHandler(this.advices(handler, method), method) : undefined;
+    const chain = isAdvisedWrapper(handler) ? composeHandler(this.advices(handler, method), method, this.droppedEvents.report) : undefined;
     byKind.set(key, chain);
     return chain;
   }
