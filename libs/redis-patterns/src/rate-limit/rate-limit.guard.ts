@@ -47,6 +47,8 @@ interface HandlerLimiter {
 @Injectable()
 export class RateLimitGuard implements CanActivate {
   private readonly limiters = new WeakMap<Function, HandlerLimiter>();
+  // A property, not a constructor parameter: subclasses and `new RateLimitGuard(...)` keep the public signature.
+  @Optional() @Inject(DroppedEventLog) private readonly droppedEvents?: DroppedEventLog;
 
   // Optional so that, without the module's providers, the error names the decorated class and method instead of
   // Nest's generic "can't resolve dependencies of the RateLimitGuard".
@@ -55,9 +57,8 @@ export class RateLimitGuard implements CanActivate {
     @Optional() protected readonly limiter: RateLimiterService,
     @Optional() private readonly identity: RateLimitIdentity,
     @Optional() @Inject(RATE_LIMIT_SETTINGS) private readonly settings: RateLimitSettings,
-    @Optional() private readonly droppedEvents: DroppedEventLog,
   ) {
-    if (!limiter || !identity || !settings || !droppedEvents) {
+    if (!limiter || !identity || !settings) {
       const site = sites.get(new.target);
       throw new RedisPatternsNotBoundError(site?.className ?? RateLimitGuard.name, site?.methodName, UNREACHABLE_MODULE);
     }
@@ -83,7 +84,7 @@ export class RateLimitGuard implements CanActivate {
       compiled = dynamic ? await policiesOf(limiter, [request, context]) : limiter.compiled!;
       decision = await this.limiter.decide(isThenable(key) ? await key : key, compiled, limiter.cost, limiter.outage, limiter.name);
     } catch (error) {
-      throw toContextError(error, context, undefined, this.droppedEvents.report);
+      throw toContextError(error, context, undefined, this.droppedEvents?.report);
     }
     const legacy = this.settings.legacyHeaders;
     if (http) {
@@ -97,7 +98,7 @@ export class RateLimitGuard implements CanActivate {
         new RateLimitDeniedError(limiter.name, 'exceeded', { decision, headers: rateLimitHeaders(decision, compiled, legacy) }),
         context,
         undefined,
-        this.droppedEvents.report,
+        this.droppedEvents?.report,
       );
     }
     return true;
