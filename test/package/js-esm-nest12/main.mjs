@@ -58,7 +58,12 @@ Inject(RedisPatternsHealthIndicator)(ShopController, undefined, 0);
 decorateMethod(ShopController, 'product', Get('products/:id'), Cacheable({ key: (request) => `product:${request.params.id}`, ttl: 60 }));
 Param('id')(ShopController.prototype, 'product', 0);
 decorateMethod(ShopController, 'search', Get('search'), RateLimit({ algorithm: 'fixed-window', limit: 2, windowMs: 60_000 }));
-decorateMethod(ShopController, 'pay', Post('orders/:id/pay'), WithLock({ resource: (request) => `order:${request.params.id}`, ttlMs: 5000 }));
+decorateMethod(
+  ShopController,
+  'pay',
+  Post('orders/:id/pay'),
+  WithLock({ resource: (request) => `order:${request.params.id}`, ttlMs: 5000 }),
+);
 Param('id')(ShopController.prototype, 'pay', 0);
 decorateMethod(ShopController, 'check', Get('health'));
 Controller()(ShopController);
