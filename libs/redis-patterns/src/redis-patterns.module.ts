@@ -70,10 +70,19 @@ const PATTERN_PROVIDERS: Provider[] = [
   exports: [RESOLVED_OPTIONS, RedisConnections, KeyBuilder, MethodAdviceExplorer, DroppedEventLog, ...PATTERN_PROVIDERS],
 })
 export class RedisPatternsModule extends RedisPatternsConfigurableModule {
+  /**
+   * Configures the module with options known at import time (global unless `isGlobal: false`). Provides the client
+   * of each connection in `connections`, and of each name `@InjectRedis` asks for, to `@InjectRedis(name)`.
+   */
   static override forRoot(options: typeof REDIS_PATTERNS_OPTIONS_TYPE): DynamicModule {
     return withConnectionTokens(super.forRoot(options), Object.keys(options.connections ?? {}));
   }
 
+  /**
+   * Configures the module with options built by a provider (`useFactory` with `inject`, `useClass` or
+   * `useExisting`), e.g. from `ConfigService`. Since the options are not known yet, `@InjectRedis(name)` is provided
+   * for the names the decorators ask for.
+   */
   static override forRootAsync(options: typeof REDIS_PATTERNS_ASYNC_OPTIONS_TYPE): DynamicModule {
     return withConnectionTokens(super.forRootAsync(options), []);
   }

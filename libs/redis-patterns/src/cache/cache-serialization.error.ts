@@ -10,7 +10,9 @@ export class CacheSerializationError extends RedisPatternsError {
   readonly code = 'CACHE_SERIALIZATION_FAILED';
 
   constructor(
+    /** Where in the value the problem is, as a JSON path from `$` (the whole value), e.g. `$.items[3].at`. */
     readonly path: string,
+    /** What cannot be stored there and why (e.g. `functions cannot be cached`); only in the message. */
     reason: string,
   ) {
     super(`Cannot cache the value at ${path}: ${reason}.`);

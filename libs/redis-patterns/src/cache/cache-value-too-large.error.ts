@@ -6,7 +6,9 @@ export class CacheValueTooLargeError extends RedisPatternsError {
   readonly code = 'CACHE_VALUE_TOO_LARGE';
 
   constructor(
+    /** The size of the entry as it would have been stored (encoded, compressed when enabled), in UTF-8 bytes. */
     readonly bytes: number,
+    /** The configured limit, `cache.maxValueBytes`, in bytes. */
     readonly maxValueBytes: number,
   ) {
     super(

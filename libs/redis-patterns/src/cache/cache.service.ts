@@ -38,6 +38,7 @@ export class CacheService {
   private readonly keys: CacheKeys;
   private readonly entryKeys = new Map<string, string>();
 
+  /** Created by the module's dependency injection; not part of the public API. @internal */
   constructor(private readonly runtime: CacheRuntime) {
     this.engine = runtime.engine;
     this.keys = runtime.keys;

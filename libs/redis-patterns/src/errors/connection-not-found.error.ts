@@ -6,7 +6,9 @@ export class ConnectionNotFoundError extends RedisPatternsError {
   readonly code = 'CONNECTION_NOT_FOUND';
 
   constructor(
+    /** The connection name that was asked for. */
     readonly connectionName: string,
+    /** The names that are configured (listed in the message). */
     known: readonly string[],
   ) {
     super(`No Redis connection named "${connectionName}". Configured: ${known.map((n) => `"${n}"`).join(', ')}.`);

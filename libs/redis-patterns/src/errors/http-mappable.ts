@@ -3,8 +3,11 @@
  * transports (RPC, WebSocket, GraphQL) carry the status, the message and `retryAfterMs` in their own form.
  */
 export interface HttpResponseSpec {
+  /** The HTTP status code (e.g. 409, 429, 503). */
   readonly status: number;
+  /** Response headers to set (`Retry-After` in seconds, `RateLimit` …); none when absent. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** The JSON body: `{ statusCode, error, message }`, with `retryAfterMs` when the caller may retry. */
   readonly body: Record<string, unknown>;
   /** When the caller may retry, in ms (rate limits, lock contention, outages). */
   readonly retryAfterMs?: number;
@@ -16,6 +19,7 @@ export interface HttpResponseSpec {
  * transport (HTTP, RPC, WebSocket, GraphQL); in a provider called elsewhere it stays a plain typed error.
  */
 export interface HttpMappableError extends Error {
+  /** The answer this error maps to; called when the error reaches the edge of a handler. */
   toHttpResponse(): HttpResponseSpec;
 }
 
@@ -25,6 +29,7 @@ export interface HttpMappableError extends Error {
  * success path, unlike a global interceptor).
  */
 export abstract class HttpMappableDomainError extends Error implements HttpMappableError {
+  /** The answer this error maps to; implement it to choose the status, headers and body. */
   abstract toHttpResponse(): HttpResponseSpec;
 }
 

@@ -6,7 +6,9 @@ export class InvalidArgumentError extends RedisPatternsError {
   readonly code = 'INVALID_ARGUMENT';
 
   constructor(
+    /** The path of the offending argument, as the call names it (e.g. `ttl`, `entries[2].value`). */
     readonly argument: string,
+    /** What was wrong with it (the error's message after the argument's name). */
     message: string,
   ) {
     super(`Invalid argument "${argument}": ${message}`);

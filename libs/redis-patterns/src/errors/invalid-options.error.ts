@@ -9,8 +9,11 @@ export class InvalidOptionsError extends RedisPatternsError {
   readonly code = 'INVALID_OPTIONS';
 
   constructor(
+    /** The dotted path of the offending value (e.g. `cache.defaultTtl`, or `@Cacheable(Class.method).ttl`). */
     readonly option: string,
+    /** What a valid value looks like, in words (e.g. `a positive number`). */
     readonly expected: string,
+    /** A description of the value that was given (only in the message). */
     received: string,
   ) {
     super(`Invalid option "${option}": expected ${expected}, received ${received}.`);

@@ -9,8 +9,11 @@ export class RedisPatternsNotBoundError extends RedisPatternsError {
   readonly code = 'NOT_BOUND';
 
   constructor(
+    /** The class whose decorated method ran, or that was bootstrapped, without the module. */
     readonly className: string,
+    /** The decorated method, when the error concerns one method rather than the whole class. */
     readonly methodName?: string,
+    /** Why the decorator is not bound (ends the message); by default, that the module is not imported. */
     reason = 'RedisPatternsModule is not imported in this application (add RedisPatternsModule.forRoot(...) to a module)',
   ) {
     super(`${className}${methodName ? `.${methodName}` : ''} uses a redis-patterns decorator, but ${reason}.`);

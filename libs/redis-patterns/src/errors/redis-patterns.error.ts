@@ -54,6 +54,7 @@ export abstract class RedisPatternsError extends Error {
   /** When the caller may retry, in ms, on the errors where it applies (rate limits, contention, outages). */
   declare readonly retryAfterMs?: number;
 
+  /** The class name, as `error.name` (so subclasses need not set it). */
   override get name(): string {
     return this.constructor.name;
   }
@@ -66,5 +67,6 @@ export abstract class RedisPatternsError extends Error {
  * filter catches this class.
  */
 export abstract class AnsweredRedisPatternsError extends RedisPatternsError implements HttpMappableError {
+  /** The answer this error maps to: status, headers (`Retry-After` when retrying helps) and body. */
   abstract toHttpResponse(): HttpResponseSpec;
 }

@@ -27,8 +27,11 @@ export class RedisRefusedError extends AnsweredRedisPatternsError {
   readonly code = 'REDIS_REFUSED';
 
   constructor(
+    /** The command the library sent, as Redis spells it (e.g. `evalsha`). */
     readonly command: string,
+    /** The Redis error code of the reply (`NOPERM`, `WRONGTYPE`, `ERR` …). */
     readonly reply: string,
+    /** The first line of the server's reply, or that line with the context in which the library sent the command. */
     readonly detail: string,
   ) {
     super(

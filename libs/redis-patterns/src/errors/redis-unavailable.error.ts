@@ -36,6 +36,7 @@ export class RedisUnavailableError extends AnsweredRedisPatternsError {
     readonly connection: string,
     /** The command that got no answer, as Redis spells it. */
     readonly command: string,
+    /** What went wrong: a `timeout`, the `connection-lost` while awaiting the answer, or `disconnected` before sending. */
     readonly reason: RedisUnavailableReason,
     details: {
       /** The command deadline, when known (it names how long the server was given). */

@@ -10,8 +10,11 @@ export class UnsupportedHandlerError extends RedisPatternsError {
   readonly code = 'UNSUPPORTED_HANDLER';
 
   constructor(
+    /** The class that declares the decorated method. */
     readonly className: string,
+    /** The decorated method. */
     readonly methodName: string,
+    /** Why the decorator cannot apply and what to change (ends the message, after "but"). */
     readonly reason: string,
   ) {
     super(`${className}.${methodName} uses a redis-patterns decorator but ${reason}.`);

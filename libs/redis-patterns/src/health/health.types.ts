@@ -1,14 +1,29 @@
 /** The health of one configured connection. */
 export interface ConnectionHealth {
+  /**
+   * `up` when the probe answered within its deadline; `down` when it did not, when Redis refused a command the
+   * patterns need, or when used memory is above `maxMemoryRatio` (`error` says which).
+   */
   status: 'up' | 'down';
+  /** How the connection reaches Redis: one server, a cluster, a master found through Sentinel, or memory mode. */
   kind: 'standalone' | 'cluster' | 'sentinel' | 'memory';
   /** Host and port (never credentials). */
   endpoint: string;
   /** Slowest PING among the probed nodes, in ms. */
   latencyMs?: number;
+  /**
+   * `master` or `slave` (replica) from INFO replication, `cluster` on a cluster, `memory` in memory mode, `unknown`
+   * when the connection's user may not run INFO. Absent when the probe failed.
+   */
   role?: string;
+  /** `used_memory` in bytes (on a cluster, the sum over its masters); absent without INFO or when the probe failed. */
   usedMemory?: number;
+  /** `maxmemory` in bytes, 0 for no cap (on a cluster, the sum, or 0 when a master has no cap); absent as `usedMemory`. */
   maxmemory?: number;
+  /**
+   * `usedMemory / maxmemory` (on a cluster, the highest among its masters), compared with `maxMemoryRatio`; `null`
+   * when there is no cap or no INFO.
+   */
   memoryRatio?: number | null;
   /** Per master, on a cluster. */
   nodes?: Array<NodeProbe & { endpoint: string }>;
@@ -20,6 +35,7 @@ export interface ConnectionHealth {
 
 /** The health of one connection without details (`details: false`): its status only. */
 export interface ConnectionStatus {
+  /** As {@link ConnectionHealth.status}. */
   status: 'up' | 'down';
 }
 

@@ -14,6 +14,7 @@ export class RedisHealthCheckError extends RedisPatternsError {
 
   constructor(
     message: string,
+    /** The full result of the check (`{ [key]: { status: 'down', connections } }`), which terminus reports as details. */
     readonly causes: Record<string, unknown>,
   ) {
     super(message);

@@ -23,6 +23,7 @@ import { withDeadline } from '../core/time/with-deadline';
  */
 @Injectable()
 export class RedisPatternsHealthIndicator {
+  /** Created by the module's dependency injection; not part of the public API. @internal */
   constructor(
     private readonly connections: RedisConnections,
     @Inject(HEALTH_STORE) private readonly store: HealthStore,
@@ -33,7 +34,9 @@ export class RedisPatternsHealthIndicator {
    * the result holds statuses only.
    */
   async check(key?: string, options?: RedisHealthCheckOptions & { details?: true }): Promise<RedisHealthResult>;
+  /** The same check with `details: false`: resolves with statuses only ({@link RedisHealthSummary}), for a public endpoint. */
   async check(key: string | undefined, options: RedisHealthCheckOptions & { details: false }): Promise<RedisHealthSummary>;
+  /** The same check when `details` is only known at run time: resolves with either shape. */
   async check(key?: string, options?: RedisHealthCheckOptions): Promise<RedisHealthResult | RedisHealthSummary>;
   async check(key = 'redis', options: RedisHealthCheckOptions = {}): Promise<RedisHealthResult | RedisHealthSummary> {
     const names = options.connections ?? this.connections.names();
@@ -54,7 +57,9 @@ export class RedisPatternsHealthIndicator {
 
   /** Terminus style: resolves with the result when every connection is up, else throws {@link RedisHealthCheckError}. */
   async isHealthy(key?: string, options?: RedisHealthCheckOptions & { details?: true }): Promise<RedisHealthResult>;
+  /** The same with `details: false`: resolves with statuses only ({@link RedisHealthSummary}) when every connection is up. */
   async isHealthy(key: string | undefined, options: RedisHealthCheckOptions & { details: false }): Promise<RedisHealthSummary>;
+  /** The same when `details` is only known at run time: resolves with either shape. */
   async isHealthy(key?: string, options?: RedisHealthCheckOptions): Promise<RedisHealthResult | RedisHealthSummary>;
   async isHealthy(key = 'redis', options: RedisHealthCheckOptions = {}): Promise<RedisHealthResult | RedisHealthSummary> {
     const result = await this.check(key, options);

@@ -11,10 +11,17 @@ export class IdempotencyKeyReusedError extends AnsweredRedisPatternsError {
   /** This error's stable code (docs/errors.md). */
   readonly code = 'IDEMPOTENCY_KEY_REUSED';
 
-  constructor(readonly scope: string) {
+  constructor(
+    /**
+     * What the key belongs to, as the message names it: the decorated `Class.method`, or `scope "<name>"` of an
+     * `IdempotencyService` call.
+     */
+    readonly scope: string,
+  ) {
     super(`An idempotency key of ${scope} was reused with a different request payload.`);
   }
 
+  /** 422 Unprocessable Content, without `Retry-After`: retrying this key with this payload cannot succeed. */
   toHttpResponse(): HttpResponseSpec {
     return {
       status: 422,

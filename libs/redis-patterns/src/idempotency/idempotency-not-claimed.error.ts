@@ -27,6 +27,7 @@ export class IdempotencyNotClaimedError extends AnsweredRedisPatternsError {
   constructor(
     /** The decorated method or the `IdempotencyService` scope. */
     readonly scope: string,
+    /** Why the key was not claimed: another call with it is `in-progress`, or Redis was `unavailable`. */
     readonly reason: IdempotencyClaimFailureReason,
     options?: { retryAfterMs?: number; cause?: unknown },
   ) {
@@ -39,6 +40,7 @@ export class IdempotencyNotClaimedError extends AnsweredRedisPatternsError {
     this.retryAfterMs = options?.retryAfterMs ?? OUTAGE_RETRY_AFTER_MS;
   }
 
+  /** 409 Conflict while the first call runs, 503 when Redis is unreachable; both with `Retry-After`. */
   toHttpResponse(): HttpResponseSpec {
     return this.reason === 'in-progress'
       ? httpAnswer(409, 'A request with this idempotency key is still being processed; retry later.', { retryAfterMs: this.retryAfterMs })

@@ -51,6 +51,7 @@ export class IdempotencyService implements BeforeApplicationShutdown {
   /** Outcomes that could not be recorded (claims lost, results not storable, Redis lost mid-call). */
   private readonly log: ThrottledLog;
 
+  /** Created by the module's dependency injection; not part of the public API. @internal */
   constructor(
     @Inject(RESOLVED_OPTIONS) moduleOptions: ResolvedRedisPatternsOptions,
     @Inject(IDEMPOTENCY_SETTINGS) private readonly settings: IdempotencySettings,

@@ -12,8 +12,11 @@ export class InvalidIdempotencyKeyError extends AnsweredRedisPatternsError {
   readonly code = 'IDEMPOTENCY_KEY_INVALID';
 
   constructor(
+    /** Where the key was expected: the header's name, or `key` when the decorator's `key` function gives it. */
     readonly source: string,
+    /** `missing`: a required key is absent; `malformed`: the key given cannot be read. */
     readonly reason: 'missing' | 'malformed',
+    /** What is wrong with a malformed key (ends the message). */
     detail?: string,
   ) {
     super(
@@ -21,6 +24,7 @@ export class InvalidIdempotencyKeyError extends AnsweredRedisPatternsError {
     );
   }
 
+  /** 400 Bad Request, with this error's message in the body. */
   toHttpResponse(): HttpResponseSpec {
     return { status: 400, body: { statusCode: 400, error: 'Bad Request', message: this.message } };
   }

@@ -11,10 +11,14 @@ export class MissingIdempotencyIdentityError extends AnsweredRedisPatternsError 
   /** This error's stable code (docs/errors.md). */
   readonly code = 'IDEMPOTENCY_IDENTITY_MISSING';
 
-  constructor(readonly handler: string) {
+  constructor(
+    /** The decorated handler, as `Class.method`. */
+    readonly handler: string,
+  ) {
     super(`The idempotency identity of ${handler} found no caller for this request; it was refused rather than run unscoped.`);
   }
 
+  /** 400 Bad Request, with this error's message in the body. */
   toHttpResponse(): HttpResponseSpec {
     return { status: 400, body: { statusCode: 400, error: 'Bad Request', message: this.message } };
   }

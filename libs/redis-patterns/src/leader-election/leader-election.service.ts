@@ -66,6 +66,7 @@ export class LeaderElection implements OnApplicationBootstrap, BeforeApplication
   private readonly recorder: LeadershipRecorder;
   private readonly tracing = new LeaderElectionTracing();
 
+  /** Created by the module's dependency injection; not part of the public API. @internal */
   constructor(
     @Inject(RESOLVED_OPTIONS) private readonly options: ResolvedRedisPatternsOptions,
     private readonly keys: KeyBuilder,

@@ -23,7 +23,9 @@ export class LeaderTermEndedError extends RedisPatternsError {
   readonly code = 'LEADER_TERM_ENDED';
 
   constructor(
+    /** The resource whose leader term ended. */
     readonly resource: string,
+    /** Why the term ended. */
     readonly reason: TermEndReason,
     options?: { cause?: unknown },
   ) {

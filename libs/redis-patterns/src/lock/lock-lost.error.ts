@@ -10,7 +10,9 @@ export class LockLostError extends RedisPatternsError {
   readonly code: 'LOCK_LOST' | 'PERMIT_LOST' = 'LOCK_LOST';
 
   constructor(
+    /** The resource of the lost lease (for a {@link PermitLostError}, the semaphore's name). */
     readonly resource: string,
+    /** How it was found lost, e.g. `it expired or another holder took it before the extension` (ends the message). */
     readonly detail: string,
     options?: { cause?: unknown },
   ) {

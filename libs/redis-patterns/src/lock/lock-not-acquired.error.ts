@@ -23,7 +23,9 @@ export class LockNotAcquiredError extends AnsweredRedisPatternsError {
   readonly code: 'LOCK_NOT_ACQUIRED' | 'PERMIT_NOT_ACQUIRED' = 'LOCK_NOT_ACQUIRED';
 
   constructor(
+    /** The resource whose lock was not acquired (for a {@link PermitNotAcquiredError}, the semaphore's name). */
     readonly resource: string,
+    /** Why it was not acquired; only `contention` answers 409, every other reason 503. */
     readonly reason: LockFailureReason,
     /** A hint of when to retry, in ms (the holder's remaining TTL on contention). */
     override readonly retryAfterMs: number,
@@ -32,6 +34,7 @@ export class LockNotAcquiredError extends AnsweredRedisPatternsError {
     super(`Lock "${resource}" was not acquired (${reason}).${outageDetail(options?.cause)}`, options);
   }
 
+  /** 409 Conflict on contention, 503 Service Unavailable otherwise; both with `Retry-After` from `retryAfterMs`. */
   toHttpResponse(): HttpResponseSpec {
     return this.reason === 'contention'
       ? httpAnswer(409, 'The resource is locked by another operation; retry later.', { retryAfterMs: this.retryAfterMs })

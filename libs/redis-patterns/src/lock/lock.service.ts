@@ -61,6 +61,7 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly metrics = new LeaseMetrics(LOCK_METRICS);
   private readonly tracing = new LockTracing();
 
+  /** Created by the module's dependency injection; not part of the public API. @internal */
   constructor(
     @Inject(RESOLVED_OPTIONS) private readonly moduleOptions: ResolvedRedisPatternsOptions,
     private readonly keys: KeyBuilder,

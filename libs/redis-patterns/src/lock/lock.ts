@@ -12,12 +12,18 @@ import { LockLostError } from './lock-lost.error';
  * when it is no longer ours.
  */
 export class Lock extends Lease<LockLostError> {
-  /** @internal */
+  /**
+   * The {@link LockLostError} this lock is lost with, `detail` saying how.
+   * @internal
+   */
   override lostError(detail: string): LockLostError {
     return new LockLostError(this.resource, detail);
   }
 
-  /** @internal */
+  /**
+   * How log lines name this lock: `lock "<resource>"`.
+   * @internal
+   */
   override get label(): string {
     return `lock "${this.resource}"`;
   }

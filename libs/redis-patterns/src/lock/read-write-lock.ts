@@ -49,6 +49,7 @@ export class ReadWriteLock {
 
   /** @internal Created by LockService.readWrite. */
   constructor(
+    /** The resource this lock guards, as given to `LockService.readWrite`; its leases carry it as `resource`. */
     readonly resource: string,
     private readonly keys: ReadWriteKeys,
     private readonly host: ReadWriteHost,

@@ -20,6 +20,10 @@ export interface Subscription {
   readonly channel: string;
   /** Whether it is a pattern subscription (`psubscribe`, `{ pattern: true }`, or a glob declared with `@OnRedisMessage`). */
   readonly pattern: boolean;
+  /**
+   * Stops this handler at once (its messages not yet handled are dropped); when it was the last handler of the
+   * channel or pattern, resolves once Redis has unsubscribed. Calling it again does nothing.
+   */
   unsubscribe(): Promise<void>;
 }
 
@@ -55,6 +59,7 @@ export class PubSubService implements BeforeApplicationShutdown {
   private readonly pendingOps = new Map<string, Promise<void>>();
   private closed = false;
 
+  /** Created by the module's dependency injection; not part of the public API. @internal */
   constructor(
     keys: KeyBuilder,
     @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,

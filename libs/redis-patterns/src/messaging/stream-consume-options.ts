@@ -44,6 +44,7 @@ export interface StreamConsumerSettings {
 
 /** Arguments of `StreamsService.consume`. */
 export interface ConsumeOptions extends StreamConsumerSettings {
+  /** Called for each entry: resolving acknowledges it, throwing leaves it pending for a retry (see `maxDeliveries`). */
   handler: StreamHandler;
 }
 

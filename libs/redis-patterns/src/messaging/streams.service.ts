@@ -38,6 +38,7 @@ export class StreamsService implements BeforeApplicationShutdown {
   private readonly tracer = libraryTracer();
   private readonly backlogGauges: Observation;
 
+  /** Created by the module's dependency injection; not part of the public API. @internal */
   constructor(
     private readonly keys: KeyBuilder,
     @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,

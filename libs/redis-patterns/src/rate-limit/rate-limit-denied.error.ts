@@ -33,6 +33,7 @@ export class RateLimitDeniedError extends AnsweredRedisPatternsError {
   constructor(
     /** The limiter's name (`Class.method` unless named). */
     readonly limiter: string,
+    /** Why the call was denied: a budget `exceeded`, or Redis `unavailable` with the limiter failing closed. */
     readonly reason: RateLimitDenialReason,
     options: { decision?: RateLimitDecision; headers?: Readonly<Record<string, string>>; cause?: unknown } = {},
   ) {
@@ -47,6 +48,10 @@ export class RateLimitDeniedError extends AnsweredRedisPatternsError {
     this.retryAfterMs = options.decision?.retryAfterMs ?? OUTAGE_RETRY_AFTER_MS;
   }
 
+  /**
+   * 429 Too Many Requests with `Retry-After` and the `RateLimit` headers when exceeded; 503 Service Unavailable with
+   * `Retry-After` when unavailable.
+   */
   toHttpResponse(): HttpResponseSpec {
     return this.reason === 'exceeded'
       ? httpAnswer(429, 'Rate limit exceeded', { retryAfterMs: this.retryAfterMs, headers: this.headers })

@@ -11,8 +11,11 @@ export class RateLimitIdentityError extends RedisPatternsError {
   readonly code = 'RATE_LIMIT_IDENTITY_MISSING';
 
   constructor(
+    /** The limiter's name (`Class.method` unless named). */
     readonly limiter: string,
+    /** Why no identity was found (follows "cannot identify the caller:" in the message). */
     reason: string,
+    /** What to change, ending the message; by default, to give a `key` or set `rateLimit.getTracker`. */
     advice = 'Give the decorator a `key`, or set rateLimit.getTracker in the module options.',
   ) {
     super(`@RateLimit("${limiter}") cannot identify the caller: ${reason}. ${advice}`);

@@ -25,8 +25,11 @@ export interface WindowPolicy extends PolicyBlocking {
 
 /** Token bucket: holds up to `capacity` tokens, refilled continuously at `refillPerSecond` (may be fractional). */
 export interface TokenBucketPolicy extends PolicyBlocking {
+  /** Selects this algorithm. */
   readonly algorithm: 'token-bucket';
+  /** Tokens the bucket holds when full (integer ≥ 1): the largest burst. A new identity starts with a full bucket. */
   readonly capacity: number;
+  /** Tokens added per second, continuously (> 0, may be fractional); refilling from empty may take at most 366 days. */
   readonly refillPerSecond: number;
 }
 
@@ -35,9 +38,13 @@ export interface TokenBucketPolicy extends PolicyBlocking {
  * (default `limit`). One key, one number (the theoretical arrival time) per identity.
  */
 export interface GcraPolicy extends PolicyBlocking {
+  /** Selects this algorithm. */
   readonly algorithm: 'gcra';
+  /** Units per `periodMs` at the sustained rate (integer ≥ 1): one unit every `periodMs / limit` ms. */
   readonly limit: number;
+  /** The period `limit` is spread over, in ms (integer ≥ 1). */
   readonly periodMs: number;
+  /** Units allowed at once (integer ≥ 1, default `limit`); the limit decisions and headers report. */
   readonly burst?: number;
 }
 
@@ -46,6 +53,7 @@ export type RateLimitPolicy = WindowPolicy | TokenBucketPolicy | GcraPolicy;
 
 /** The algorithms, as accepted in `policy.algorithm`. */
 export const RATE_LIMIT_ALGORITHMS = ['fixed-window', 'sliding-log', 'sliding-window-counter', 'token-bucket', 'gcra'] as const;
+/** The name of a rate-limit algorithm, as a policy's `algorithm` gives it. */
 export type RateLimitAlgorithm = (typeof RATE_LIMIT_ALGORITHMS)[number];
 
 /** The state of one policy after a decision. */
@@ -68,6 +76,10 @@ export type RateLimitBalance = Omit<PolicyState, 'retryAfterMs'>;
  * denying policy (the longest wait) on a denial, the one with the fewest remaining units otherwise.
  */
 export interface RateLimitDecision extends PolicyState {
+  /**
+   * True when the call may go ahead: every policy had room and each counted the cost (or Redis failed and the
+   * limiter fails open). False when a policy denied it; a denied call consumes nothing from any policy.
+   */
   readonly allowed: boolean;
   /** Index, in the policies of the call, of the policy reported above. */
   readonly policyIndex: number;

@@ -53,7 +53,9 @@ export class RateLimitGuard implements CanActivate {
   // Optional so that, without the module's providers, the error names the decorated class and method instead of
   // Nest's generic "can't resolve dependencies of the RateLimitGuard".
   constructor(
+    /** Reads the `@RateLimit` and `@SkipRateLimit` metadata of the handler and its class. */
     protected readonly reflector: Reflector,
+    /** The service that takes each decision; available to subclasses. */
     @Optional() protected readonly limiter: RateLimiterService,
     @Optional() private readonly identity: RateLimitIdentity,
     @Optional() @Inject(RATE_LIMIT_SETTINGS) private readonly settings: RateLimitSettings,
@@ -64,6 +66,11 @@ export class RateLimitGuard implements CanActivate {
     }
   }
 
+  /**
+   * Takes one decision for the call, under the handler's `@RateLimit` (else its class's), and sets the rate-limit
+   * headers on HTTP. Resolves true when allowed, skipped or without a limit; throws a `RateLimitDeniedError` (in the
+   * context's form) when denied or when Redis is unavailable and the limiter fails closed.
+   */
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const entry = this.limiterFor(context);
     const limiter = entry.limiter;

@@ -31,8 +31,11 @@ const argumentError: PolicyErrorFactory = (field, expected, received) =>
 
 /** Counters of decisions taken without Redis, since startup. */
 export interface RateLimitOutageStats {
+  /** Decisions allowed without counting, because Redis did not answer and the limiter fails open. */
   failedOpen: number;
+  /** Decisions denied (`RateLimitDeniedError`, reason `unavailable`) because Redis did not answer and the limiter fails closed. */
   failedClosed: number;
+  /** Decisions taken by the per-instance in-memory fallback while Redis did not answer. */
   inMemory: number;
 }
 
@@ -58,6 +61,7 @@ export class RateLimiterService implements BeforeApplicationShutdown {
   private readonly refusalLog: ThrottledLog;
   private readonly metrics = new RateLimitMetrics();
 
+  /** Created by the module's dependency injection; not part of the public API. @internal */
   constructor(
     @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
     @Inject(RATE_LIMIT_SETTINGS) private readonly settings: RateLimitSettings,

@@ -31,6 +31,7 @@ export class PermitNotAcquiredError extends LockNotAcquiredError {
     this.message = `No permit of semaphore "${resource}" (${permits} permits) was acquired (${reason}).${outageDetail(options?.cause)}`;
   }
 
+  /** As a {@link LockNotAcquiredError} (409 on contention, 503 otherwise, with `Retry-After`), with a message about permits. */
   override toHttpResponse(): HttpResponseSpec {
     const spec = super.toHttpResponse();
     const message =

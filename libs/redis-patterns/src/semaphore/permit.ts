@@ -26,12 +26,18 @@ export class Permit extends Lock {
     super(resource, token, fencingToken, keys, ttlMs, startedAt, context);
   }
 
-  /** @internal */
+  /**
+   * The {@link PermitLostError} this permit is lost with, `detail` saying how.
+   * @internal
+   */
   override lostError(detail: string): LockLostError {
     return new PermitLostError(this.resource, detail);
   }
 
-  /** @internal */
+  /**
+   * How log lines name this permit: `a permit of semaphore "<resource>"`.
+   * @internal
+   */
   override get label(): string {
     return `a permit of semaphore "${this.resource}"`;
   }

@@ -57,6 +57,7 @@ export class SemaphoreService implements BeforeApplicationShutdown {
   });
   private closing = false;
 
+  /** Created by the module's dependency injection; not part of the public API. @internal */
   constructor(
     @Inject(RESOLVED_OPTIONS) private readonly moduleOptions: ResolvedRedisPatternsOptions,
     private readonly keys: KeyBuilder,

@@ -24,6 +24,7 @@ export interface CappedPushOptions {
  */
 @Injectable()
 export class CappedList {
+  /** Created by the module's dependency injection; not part of the public API. @internal */
   constructor(
     private readonly keys: KeyBuilder,
     @Inject(CAPPED_LIST_SETTINGS) private readonly defaults: CappedListSettings,

@@ -33,6 +33,7 @@ export class Leaderboard {
   /** Daily writes and removals this process completed. */
   private dailyWrites = 0;
 
+  /** Created by the module's dependency injection; not part of the public API. @internal */
   constructor(
     private readonly keys: KeyBuilder,
     @Inject(LEADERBOARD_SETTINGS) private readonly settings: LeaderboardSettings,

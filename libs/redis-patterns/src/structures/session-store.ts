@@ -41,6 +41,7 @@ export class SessionStore {
   private readonly defaultTtlMs: number;
   private readonly maxLifetimeMs?: number;
 
+  /** Created by the module's dependency injection; not part of the public API. @internal */
   constructor(
     private readonly keys: KeyBuilder,
     @Inject(SESSIONS_SETTINGS) settings: SessionsSettings,

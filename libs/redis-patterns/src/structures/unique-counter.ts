@@ -29,6 +29,7 @@ const MAX_ITEMS_PER_CALL = 10_000;
 export class UniqueCounter {
   private readonly defaultTtlMs: number;
 
+  /** Created by the module's dependency injection; not part of the public API. @internal */
   constructor(
     private readonly keys: KeyBuilder,
     @Inject(UNIQUE_COUNTER_SETTINGS) settings: UniqueCounterSettings,

@@ -12,6 +12,7 @@ export interface CachePutOptions<A extends unknown[] = any[], R = any> {
   ttl?: number | ((result: R, ...args: A) => number);
   /** TTL in ms (a whole number): the unambiguous spelling of a constant `ttl` (give one or the other). */
   ttlMs?: number;
+  /** Tags of the written entry, for `invalidateTags` / `@CacheEvict({ tags })`: a list, or a function of the arguments. */
   tags?: TagsSource<A>;
   /** How the result is encoded (default: the module's `cache.codec`); see `CacheCodec`. */
   codec?: CacheCodec;

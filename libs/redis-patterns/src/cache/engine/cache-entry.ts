@@ -5,7 +5,9 @@ export type CacheStatus = 'hit' | 'miss' | 'stale';
 
 /** A value with its cache status (what `X-Cache` reports on HTTP, upper-cased: `HIT`, `MISS`, `STALE`). */
 export interface Fetched<T> {
+  /** The value: cached, or the loader's result (which may be `undefined`, never cached). */
   readonly value: T;
+  /** `'hit'` (fresh from the cache), `'miss'` (the loader ran, here or in a call sharing it) or `'stale'`. */
   readonly status: CacheStatus;
 }
 

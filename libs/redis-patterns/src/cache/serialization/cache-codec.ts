@@ -13,7 +13,9 @@ import { decodeValue, encodeValue } from './value-codec';
 export interface CacheCodec {
   /** Recorded with every entry: 1 to 32 of `a-z`, `0-9`, `.`, `_`, `-`; `json` is the built-in codec's. */
   readonly format: string;
+  /** The stored form of `value`: text, or bytes (stored base64-encoded). Throws for a value it cannot store. */
   encode(value: unknown): string | Uint8Array;
+  /** The value back from what `encode` returned: the text, or the bytes as a Buffer. */
   decode(data: string | Buffer): unknown;
 }
 

@@ -61,6 +61,11 @@ const GRAPHQL_CODES: Readonly<Record<number, string>> = {
  * the response, so the library needs no `graphql` import (the package is an optional peer).
  */
 export class GraphQLContextError extends Error {
+  /**
+   * What graphql-js copies into the response error's `extensions`: `code` (`RATE_LIMITED`, `CONFLICT`,
+   * `SERVICE_UNAVAILABLE`, `BAD_USER_INPUT`, else `INTERNAL_SERVER_ERROR`), the HTTP `status`, the library error's
+   * class name as `error`, and `retryAfterMs` when the caller may retry.
+   */
   readonly extensions: Readonly<Record<string, unknown>>;
 
   constructor(cause: HttpMappableError, spec: HttpResponseSpec) {
@@ -73,6 +78,7 @@ export class GraphQLContextError extends Error {
     };
   }
 
+  /** The class name, as `error.name`. */
   override get name(): string {
     return this.constructor.name;
   }

@@ -20,6 +20,11 @@ import { toContextError } from './context-errors';
 export class HttpMappableErrorFilter implements ExceptionFilter<HttpMappableError> {
   constructor(private readonly adapterHost: HttpAdapterHost) {}
 
+  /**
+   * Answers with the error's `toHttpResponse()`: on HTTP, replies with its status, headers and body through the HTTP
+   * adapter; on RPC, returns an Observable that errors with `{ status, error, message, retryAfterMs }`; elsewhere,
+   * returns the error in the context's form (a GraphQL error for a field).
+   */
   catch(error: HttpMappableError, host: ArgumentsHost): unknown {
     switch (host.getType<string>()) {
       case 'http': {

@@ -38,6 +38,7 @@ export class RedisConnections implements OnApplicationShutdown {
    */
   readonly memory?: MemoryKeyspace;
 
+  // Created by `RedisConnections.open`, which the module calls.
   private constructor(private readonly options: ResolvedCoreOptions) {
     this.logger = options.logger ?? new Logger('RedisPatterns');
     if (options.inMemory) this.memory = new MemoryKeyspace();

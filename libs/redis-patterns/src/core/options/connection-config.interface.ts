@@ -8,13 +8,20 @@ export type RedisUrl = string;
 
 /** A Redis Cluster: the seed nodes and optional ioredis cluster options. */
 export interface ClusterConnectionConfig {
+  /**
+   * `nodes`: some nodes of the cluster to discover it from; `options`: ioredis cluster options, applied over the
+   * fail-fast defaults (`options.redisOptions` for the per-node connections).
+   */
   cluster: { nodes: ClusterNode[]; options?: ClusterOptions };
 }
 
 /** A master found through Sentinel. `name` is the monitored master's name. */
 export interface SentinelConnectionConfig {
+  /** The sentinels to ask, the master's name, and the connection options. */
   sentinel: {
+    /** Addresses of the sentinels (host and port) that monitor the master. */
     sentinels: Array<Partial<SentinelAddress>>;
+    /** The master's name, as the sentinels monitor it. */
     name: string;
     /** Options for the data connection (password, db, tls, …) and the sentinel connections. */
     options?: Omit<RedisOptions, 'sentinels' | 'name'>;
@@ -23,6 +30,10 @@ export interface SentinelConnectionConfig {
 
 /** An existing ioredis client the module uses but never closes. */
 export interface AdoptedClientConfig {
+  /**
+   * The client, used as configured (the fail-fast defaults do not apply). The application connects and closes it;
+   * dedicated connections (subscriptions, blocking reads) are duplicated from it and owned by the module.
+   */
   client: Redis | Cluster;
 }
 
