@@ -65,7 +65,7 @@ if (WithLock) {
   Query('id')(OursController.prototype, 'locked', 0);
   decorateMethod(OursController, 'locked', [
     Get(routeOf(HTTP_ROUTES.locked)),
-    WithLock({ resource: (id: string) => `order:${id}`, ttlMs: 5_000 }),
+    WithLock({ resource: (request: { query: { id: string } }) => `order:${request.query.id}`, ttlMs: 5_000 }),
   ]);
 }
 // Near cache turned on for this method only (the module default stays off), as an application would for a hot key.
