@@ -29,6 +29,7 @@ export type { RedisUnavailableReason } from './errors/redis-unavailable.error';
 export { ConnectionNotFoundError } from './errors/connection-not-found.error';
 export { ConnectionStartupError } from './core/connections/connection-startup.error';
 export type { ConnectionStartup } from './core/connections/startup-wait';
+export type { ConnectionFailureKind } from './core/connections/connection-failure';
 export { NoRedisInMemoryModeError } from './errors/no-redis-in-memory-mode.error';
 export { RedisPatternsNotBoundError } from './errors/redis-patterns-not-bound.error';
 export { UnsupportedHandlerError } from './errors/unsupported-handler.error';

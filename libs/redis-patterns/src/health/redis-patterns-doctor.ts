@@ -27,6 +27,7 @@ const KNOWN = ['connection', 'workloads', 'scanSampleLimit', 'lockTtlMs'];
  */
 @Injectable()
 export class RedisPatternsDoctor {
+  /** Created by the module's dependency injection; not part of the public API. @internal */
   constructor(
     private readonly connections: RedisConnections,
     @Inject(RESOLVED_OPTIONS) private readonly options: ResolvedRedisPatternsOptions,

@@ -1,9 +1,14 @@
 import { isIP } from 'node:net';
 
-interface RequestLike {
+/** What {@link clientAddress} reads of an HTTP request: Express's and Fastify's requests both fit. */
+export interface ClientAddressRequest {
+  /** The request headers; `X-Forwarded-For` is read only with `trustProxyHops` above 0. */
   headers?: Record<string, string | string[] | undefined>;
+  /** The socket of the connection (Express, Node's http): its peer address. */
   socket?: { remoteAddress?: string };
+  /** Fastify's raw Node request, whose socket gives the peer address. */
   raw?: { socket?: { remoteAddress?: string } };
+  /** The address a framework already computed (used when no socket is given). */
   ip?: string;
 }
 
@@ -20,7 +25,12 @@ interface RequestLike {
  * // A rule on something the client cannot choose, with the same hops as `rateLimit.trustProxyHops`:
  * skipIf: (context) => clientAddress(context.switchToHttp().getRequest(), 1) === '127.0.0.1'
  */
-export function clientAddress(request: RequestLike, trustProxyHops = 0, ipv6Subnet = 64, onInvalidEntry?: (entry: string) => void): string {
+export function clientAddress(
+  request: ClientAddressRequest,
+  trustProxyHops = 0,
+  ipv6Subnet = 64,
+  onInvalidEntry?: (entry: string) => void,
+): string {
   const socketAddress = request.socket?.remoteAddress ?? request.raw?.socket?.remoteAddress ?? request.ip ?? '';
   let address = socketAddress;
   if (trustProxyHops > 0) {

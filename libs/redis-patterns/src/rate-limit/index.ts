@@ -19,6 +19,7 @@ export type {
 } from './rate-limit-policy';
 export type { RateLimitDecoratorOptions, RateLimitPolicyResolver } from './resolve-limiter';
 export { clientAddress } from './client-address';
+export type { ClientAddressRequest } from './client-address';
 export { RateLimitDeniedError } from './rate-limit-denied.error';
 export type { RateLimitDenialReason } from './rate-limit-denied.error';
 export { RateLimitIdentityError } from './rate-limit-identity.error';

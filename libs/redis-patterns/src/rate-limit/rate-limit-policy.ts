@@ -51,10 +51,17 @@ export interface GcraPolicy extends PolicyBlocking {
 /** One rate-limit policy. Policies are validated and compiled on first use; do not mutate one afterwards. */
 export type RateLimitPolicy = WindowPolicy | TokenBucketPolicy | GcraPolicy;
 
-/** The algorithms, as accepted in `policy.algorithm`. */
-export const RATE_LIMIT_ALGORITHMS = ['fixed-window', 'sliding-log', 'sliding-window-counter', 'token-bucket', 'gcra'] as const;
 /** The name of a rate-limit algorithm, as a policy's `algorithm` gives it. */
-export type RateLimitAlgorithm = (typeof RATE_LIMIT_ALGORITHMS)[number];
+export type RateLimitAlgorithm = 'fixed-window' | 'sliding-log' | 'sliding-window-counter' | 'token-bucket' | 'gcra';
+
+/** The algorithms, as accepted in `policy.algorithm`. */
+export const RATE_LIMIT_ALGORITHMS: readonly RateLimitAlgorithm[] = [
+  'fixed-window',
+  'sliding-log',
+  'sliding-window-counter',
+  'token-bucket',
+  'gcra',
+];
 
 /** The state of one policy after a decision. */
 export interface PolicyState {

@@ -52,6 +52,7 @@ export class RateLimitGuard implements CanActivate {
 
   // Optional so that, without the module's providers, the error names the decorated class and method instead of
   // Nest's generic "can't resolve dependencies of the RateLimitGuard".
+  /** Created by Nest's dependency injection (`@RateLimit`, `@UseGuards(RateLimitGuard)`, `APP_GUARD`). @internal */
   constructor(
     /** Reads the `@RateLimit` and `@SkipRateLimit` metadata of the handler and its class. */
     protected readonly reflector: Reflector,

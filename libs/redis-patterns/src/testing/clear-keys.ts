@@ -5,6 +5,7 @@ import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 
 /** What {@link clearKeys} clears: a Nest application (or testing module) that imports RedisPatternsModule. */
 export interface AppWithRedisPatterns {
+  /** Nest's `get` of an application or a testing module. */
   get<T>(token: unknown, options?: { strict?: boolean }): T;
 }
 

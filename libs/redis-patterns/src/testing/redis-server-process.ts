@@ -5,6 +5,7 @@ import { join } from 'node:path';
 
 /** One `redis-server` child process of a test. */
 export interface RedisServerProcess {
+  /** The loopback port it listens on. */
   readonly port: number;
   /** SIGTERM, wait for the exit, remove the working directory. */
   stop(): Promise<void>;

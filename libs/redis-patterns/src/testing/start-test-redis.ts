@@ -7,6 +7,7 @@ import { type RedisServerProcess, startRedisServer } from './redis-server-proces
 export interface TestRedis {
   /** `redis://127.0.0.1:<port>` of the server (of the first node, on a cluster), with the password when one was set. */
   readonly url: string;
+  /** The port of the server (of the first node, on a cluster), on 127.0.0.1. */
   readonly port: number;
   /** What to give `RedisPatternsModule.forRoot({ connection })`: the URL, or `{ cluster: { nodes } }` for a cluster. */
   readonly connection: RedisConnectionConfig;

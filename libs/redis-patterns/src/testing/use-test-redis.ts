@@ -4,9 +4,13 @@ type Hook = (fn: () => Promise<unknown>, timeoutMs?: number) => void;
 
 /** The server of a test file, available from `beforeAll` on (reading it earlier throws). */
 export interface TestRedisHandle {
+  /** As {@link TestRedis.url}. */
   readonly url: string;
+  /** As {@link TestRedis.port}. */
   readonly port: number;
+  /** As {@link TestRedis.connection}: what to give `RedisPatternsModule.forRoot({ connection })`. */
   readonly connection: TestRedis['connection'];
+  /** As {@link TestRedis.nodes}. */
   readonly nodes: TestRedis['nodes'];
 }
 

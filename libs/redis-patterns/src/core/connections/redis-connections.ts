@@ -35,6 +35,7 @@ export class RedisConnections implements OnApplicationShutdown {
   /**
    * In memory mode (`connection: 'memory://'`), the keys every pattern's in-memory store keeps; undefined when the
    * module talks to Redis. One per module instance, so two applications in one process share nothing.
+   * @internal
    */
   readonly memory?: MemoryKeyspace;
 
@@ -51,6 +52,7 @@ export class RedisConnections implements OnApplicationShutdown {
    * @throws ConnectionStartupError when a connection cannot be used (wrong credentials, unknown host; or not ready in
    * time with `connectionStartup: 'wait'`).
    * @throws RedisRefusedError when Redis refuses that check (an ACL permission or key pattern missing).
+   * @internal
    */
   static async open(options: ResolvedCoreOptions): Promise<RedisConnections> {
     const connections = new RedisConnections(options);
@@ -166,7 +168,7 @@ export class RedisConnections implements OnApplicationShutdown {
     return [...this.options.connections.keys()];
   }
 
-  /** Kind, endpoint (never credentials) and ownership of a connection, for health and diagnostics. */
+  /** Kind, endpoint (never credentials) and ownership of a connection, for health and diagnostics. @internal */
   describe(name: string = DEFAULT_CONNECTION): Pick<ManagedClient, 'kind' | 'endpoint' | 'owned'> {
     if (this.memory && this.has(name)) return { kind: 'memory', endpoint: 'memory://', owned: true };
     const managed = this.managed.get(name);

@@ -1,11 +1,5 @@
 import type { Cluster, ClusterNode, ClusterOptions, Redis, RedisOptions, SentinelAddress } from 'ioredis';
 
-/**
- * A Redis URL: `redis://[user:password@]host:port[/db]`, or `rediss://…` for TLS; or `memory://` (every pattern in
- * this process, for unit tests).
- */
-export type RedisUrl = string;
-
 /** A Redis Cluster: the seed nodes and optional ioredis cluster options. */
 export interface ClusterConnectionConfig {
   /**
@@ -38,7 +32,8 @@ export interface AdoptedClientConfig {
 }
 
 /**
- * How to reach one Redis deployment: a URL, ioredis options, a cluster, a sentinel group, or an adopted client.
- * Owned connections get the fail-fast defaults (see `FAIL_FAST_DEFAULTS`); explicit ioredis options win.
+ * How to reach one Redis deployment: a URL, ioredis options, a cluster, a sentinel group, or an adopted client. A URL
+ * is `redis://[user:password@]host:port[/db]`, `rediss://…` for TLS, or `memory://` (every pattern in this process,
+ * for unit tests). Owned connections get the fail-fast defaults (see `FAIL_FAST_DEFAULTS`); explicit ioredis options win.
  */
-export type RedisConnectionConfig = RedisUrl | RedisOptions | ClusterConnectionConfig | SentinelConnectionConfig | AdoptedClientConfig;
+export type RedisConnectionConfig = string | RedisOptions | ClusterConnectionConfig | SentinelConnectionConfig | AdoptedClientConfig;

@@ -2,7 +2,9 @@ import type { Cluster, ClusterNode, Redis } from 'ioredis';
 
 /** The outcome of one doctor check. */
 export interface DoctorCheck {
+  /** Which check: `connectivity`, `dbsize-memory`, `eviction-policy`, `keys-without-ttl`, `lock-contention` or `lock-negative-control`. */
   name: string;
+  /** `fail` sets the report's exit code to 1; `warn` reports a hazard without failing. */
   status: 'pass' | 'warn' | 'fail';
   /** One line, secret-free: what was observed and what it means. */
   reason: string;
@@ -41,7 +43,10 @@ export interface DoctorOptions {
 
 /** The doctor's report: every check, and the process exit code (1 when any check failed). */
 export interface DoctorReport {
+  /** Every check, in the order it ran. */
   checks: DoctorCheck[];
+  /** True when no check failed (warnings allowed). */
   ok: boolean;
+  /** The CLI's exit code: 1 when a check failed, else 0. */
   exitCode: 0 | 1;
 }
