@@ -39,6 +39,8 @@ export { HttpMappableErrorFilter } from './core/advice/http-mappable-error.filte
 export { GraphQLContextError } from './core/advice/context-errors';
 
 // Patterns
+// A held lock, read-write lease, permit or leader lease: what `Lock` and `Permit` share.
+export { Lease } from './lease/lease';
 export * from './cache/index';
 export * from './rate-limit/index';
 export * from './lock/index';

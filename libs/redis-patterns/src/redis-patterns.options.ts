@@ -1,5 +1,5 @@
 import { validateCacheOptions, type CacheOptions } from './cache/cache.options';
-import { validateLockOptions, type LockOptions } from './lock/lock.options';
+import { validateLockOptions, type LockOptions } from './lease/lease.options';
 import { validateIdempotencyOptions, type IdempotencyOptions } from './idempotency/idempotency.options';
 import { validatePubSubOptions, type PubSubOptions } from './messaging/pubsub.options';
 import { validateStreamsOptions, type StreamsOptions } from './messaging/streams.options';

@@ -1,6 +1,6 @@
 import { UncacheableArgumentError } from '../cache/advisors/uncacheable-argument.error';
 import * as api from '../index';
-import { QuorumUnreachableError } from '../lock/quorum-lock-store';
+import { QuorumUnreachableError } from '../lease/quorum-lease.store';
 import { type AnsweredRedisPatternsError, RedisPatternsError } from './redis-patterns.error';
 
 const decision = { allowed: false, limit: 1, remaining: 0, resetMs: 1000, retryAfterMs: 250 } as never;

@@ -1,6 +1,6 @@
 import type { Provider } from '@nestjs/common';
 import { RedisConnections } from '../core/connections/redis-connections';
-import { LOCK_SETTINGS, type LockSettings } from '../lock/lock.options';
+import { LEASE_SETTINGS, type LeaseSettings } from '../lease/lease.options';
 import { LeaderElection } from './leader-election.service';
 import { createLeaseStore, LEASE_STORE } from './lease.store';
 import { RunOnLeaderAdvisor } from './run-on-leader.advisor';
@@ -9,8 +9,8 @@ import { RunOnLeaderAdvisor } from './run-on-leader.advisor';
 export const LEADER_ELECTION_PROVIDERS: Provider[] = [
   {
     provide: LEASE_STORE,
-    useFactory: (settings: LockSettings, connections: RedisConnections) => createLeaseStore(settings, connections),
-    inject: [LOCK_SETTINGS, RedisConnections],
+    useFactory: (settings: LeaseSettings, connections: RedisConnections) => createLeaseStore(settings, connections),
+    inject: [LEASE_SETTINGS, RedisConnections],
   },
   LeaderElection,
   RunOnLeaderAdvisor,

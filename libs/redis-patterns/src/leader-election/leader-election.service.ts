@@ -14,7 +14,7 @@ import { withDeadline } from '../core/time/with-deadline';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import type { ExclusiveLeaseStore } from '../lease/lease.store';
 import { TokenSource } from '../lease/token-source';
-import { LOCK_SETTINGS, type LockSettings } from '../lock/lock.options';
+import { LEASE_SETTINGS, type LeaseSettings } from '../lease/lease.options';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { Campaign, type CampaignContext, type LeadershipChange } from './campaign';
@@ -70,7 +70,7 @@ export class LeaderElection implements OnApplicationBootstrap, BeforeApplication
   constructor(
     @Inject(RESOLVED_OPTIONS) private readonly options: ResolvedRedisPatternsOptions,
     private readonly keys: KeyBuilder,
-    @Inject(LOCK_SETTINGS) lockSettings: LockSettings,
+    @Inject(LEASE_SETTINGS) lockSettings: LeaseSettings,
     @Inject(LEASE_STORE) store: ExclusiveLeaseStore,
   ) {
     this.logger = options.logger ?? new Logger('RedisPatterns:LeaderElection');

@@ -1,5 +1,5 @@
 import { Lease } from '../lease/lease';
-import { LockLostError } from '../lock/lock-lost.error';
+import { LockLostError } from '../lease/lock-lost.error';
 
 /**
  * The lease a leader holds for its resource. Its loss is a {@link LockLostError}, as when leader

@@ -1,7 +1,7 @@
 import type { RedisConnections } from '../core/connections/redis-connections';
-import { DEFAULT_FENCE_TTL_MS, type LockSettings } from '../lock/lock.options';
+import { DEFAULT_FENCE_TTL_MS, type LeaseSettings } from '../lease/lease.options';
 import type { ExclusiveLeaseStore } from '../lease/lease.store';
-import { createLockStore } from '../lock/lock.store';
+import { createExclusiveLeaseStore } from '../lease/create-exclusive-lease-store';
 
 /** Injection token of the store that holds the leader leases. */
 export const LEASE_STORE = Symbol('RedisPatterns:LeaseStore');
@@ -13,6 +13,9 @@ export const LEASE_STORE = Symbol('RedisPatterns:LeaseStore');
  * `lock.fenceTtlMs: 0`. Leases need no exception to invariant 1, because the acquire script never issues a token
  * below the server clock in µs, so tokens keep increasing after a counter expires.
  */
-export function createLeaseStore(settings: LockSettings, connections: RedisConnections): ExclusiveLeaseStore {
-  return createLockStore({ ...settings, fenceTtlMs: settings.fenceTtlMs > 0 ? settings.fenceTtlMs : DEFAULT_FENCE_TTL_MS }, connections);
+export function createLeaseStore(settings: LeaseSettings, connections: RedisConnections): ExclusiveLeaseStore {
+  return createExclusiveLeaseStore(
+    { ...settings, fenceTtlMs: settings.fenceTtlMs > 0 ? settings.fenceTtlMs : DEFAULT_FENCE_TTL_MS },
+    connections,
+  );
 }

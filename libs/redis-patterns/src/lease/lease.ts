@@ -37,8 +37,11 @@ export abstract class Lease<TLost extends Error = Error> {
 
   /** @internal Created by the service that acquired it. */
   constructor(
+    /** What the lease guards: the lock's resource, the semaphore's or the leader election's name. */
     readonly resource: string,
+    /** The owner token: random per acquisition, compared in Redis by `extend` and `release`. */
     readonly token: string,
+    /** Increases strictly with every acquisition of `resource`; give it to the store you write to (see the docs). */
     readonly fencingToken: number,
     /** @internal */
     readonly keys: LeaseKeys,

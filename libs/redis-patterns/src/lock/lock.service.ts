@@ -5,7 +5,7 @@ import { KeyBuilder } from '../core/keys/key-builder';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { InvalidOptionsError } from '../errors/invalid-options.error';
-import { type LockFailureReason, LockNotAcquiredError } from './lock-not-acquired.error';
+import { type LockFailureReason, LockNotAcquiredError } from '../lease/lock-not-acquired.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { AcquireOptions, TryAcquireOptions } from '../lease/acquire-options';
 import { attemptUntil, type Refusal } from '../lease/backoff';
@@ -20,7 +20,7 @@ import { refusalIn } from '../lease/refusal-in';
 import { TokenSource } from '../lease/token-source';
 import { Lock } from './lock';
 import { lockKeys, readWriteKeys } from './lock-keys';
-import { LOCK_SETTINGS, type LockSettings } from './lock.options';
+import { LEASE_SETTINGS, type LeaseSettings } from '../lease/lease.options';
 import { LOCK_METRICS } from './lock.metrics';
 import { LockTracing } from './lock.tracing';
 import { type LeaseSide, LOCK_STORE, type LockStore } from './lock.store';
@@ -65,7 +65,7 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
   constructor(
     @Inject(RESOLVED_OPTIONS) private readonly moduleOptions: ResolvedRedisPatternsOptions,
     private readonly keys: KeyBuilder,
-    @Inject(LOCK_SETTINGS) private readonly options: LockSettings,
+    @Inject(LEASE_SETTINGS) private readonly options: LeaseSettings,
     @Inject(LOCK_STORE) store: LockStore,
     @Inject(READ_WRITE_STORE) readWriteStore: ReadWriteStore,
   ) {

@@ -1,12 +1,7 @@
-import type { RedisConnections } from '../core/connections/redis-connections';
 import type { AttemptResult } from '../lease/attempt-result';
 import type { LeaseContext } from '../lease/lease';
 import type { LeaseKeys } from '../lease/lease-keys';
 import type { ExclusiveLeaseStore } from '../lease/lease.store';
-import type { LockSettings } from './lock.options';
-import { MemoryLockStore } from './memory/memory-lock.store';
-import { QuorumLockStore } from './quorum-lock-store';
-import { SingleLockStore } from './single-lock-store';
 
 /**
  * Where locks live: one Redis deployment, or a quorum of independent masters. Every method is one round trip per
@@ -26,21 +21,3 @@ export interface LeaseSide {
 
 /** Injection token of the pattern's {@link LockStore}. */
 export const LOCK_STORE = Symbol('RedisPatterns:LockStore');
-
-/** The store the lock settings call for: a Redlock quorum over several connections, one deployment, or memory. */
-export function createLockStore(settings: LockSettings, connections: RedisConnections): LockStore {
-  const { redlock, fenceTtlMs, waitReplicas, waitReplicasTimeoutMs } = settings;
-  // One process has one copy of every key: a quorum or replica acknowledgement adds nothing in memory.
-  if (connections.memory) return new MemoryLockStore(connections.memory, fenceTtlMs);
-  if (redlock) {
-    return new QuorumLockStore(
-      redlock.connections.map((name) => connections.executor(name)),
-      fenceTtlMs,
-      redlock.nodeTimeoutMs,
-    );
-  }
-  return new SingleLockStore(connections.executor(settings.connection), fenceTtlMs, {
-    replicas: waitReplicas,
-    timeoutMs: waitReplicasTimeoutMs,
-  });
-}

@@ -1,6 +1,6 @@
 import { type LibraryTracer, libraryTracer, markError, type TraceSpan } from '../core/telemetry/tracing';
 import type { HoldTracing } from '../lease/held-leases';
-import { LockLostError } from './lock-lost.error';
+import { LockLostError } from '../lease/lock-lost.error';
 
 /** The span of work held under a lock (`using()`, `@WithLock`), from acquisition to release. */
 const LOCK_HOLD_SPAN = 'redis_patterns.lock.hold';

@@ -1,5 +1,5 @@
 import { Lease } from '../lease/lease';
-import { LockLostError } from './lock-lost.error';
+import { LockLostError } from '../lease/lock-lost.error';
 
 /**
  * A held lock. `token` identifies the owner (release and extend compare it in Redis); `fencingToken` increases

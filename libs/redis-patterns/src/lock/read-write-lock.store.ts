@@ -6,11 +6,11 @@ import { OrphanReleases } from '../lease/orphan-releases';
 import { RELEASE_SHARED_LEASE_SCRIPT } from '../lease/scripts/release-shared-lease.script';
 import { RedisSharedLeases } from '../lease/shared-leases';
 import type { ReadWriteKeys } from './lock-keys';
-import { LOCK_SETTINGS, type LockSettings } from './lock.options';
+import { LEASE_SETTINGS, type LeaseSettings } from '../lease/lease.options';
 import { MemoryReadWriteStore } from './memory/memory-read-write.store';
 import { ACQUIRE_READ_SCRIPT } from './scripts/acquire-read.script';
 import { ACQUIRE_WRITE_SCRIPT } from './scripts/acquire-write.script';
-import { SingleLockStore } from './single-lock-store';
+import { SingleLeaseStore } from '../lease/single-lease.store';
 
 /** A writer waiting for the lock: its id (the same for every attempt of one wait) and how long its mark lives. */
 export interface WaitingWriter {
@@ -50,7 +50,7 @@ export class RedisReadWriteStore implements ReadWriteStore {
   ) {
     this.reads = new RedisSharedLeases(redis);
     // A write lease is a plain lock on the writer key: the lock's compare-and-PEXPIRE and compare-and-delete.
-    this.writes = new SingleLockStore(redis, fenceTtlMs);
+    this.writes = new SingleLeaseStore(redis, fenceTtlMs);
     this.orphans = new OrphanReleases(redis.client);
   }
 
@@ -79,7 +79,7 @@ export class RedisReadWriteStore implements ReadWriteStore {
 }
 
 /** The provider of the {@link ReadWriteStore}: on the lock section's connection, or in memory. */
-export const READ_WRITE_STORE_PROVIDER = storeProvider<LockSettings, ReadWriteStore>(READ_WRITE_STORE, LOCK_SETTINGS, {
+export const READ_WRITE_STORE_PROVIDER = storeProvider<LeaseSettings, ReadWriteStore>(READ_WRITE_STORE, LEASE_SETTINGS, {
   memory: (keyspace, settings) => new MemoryReadWriteStore(keyspace, settings.fenceTtlMs),
   redis: (redis, settings) => new RedisReadWriteStore(redis, settings.fenceTtlMs),
 });

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../core/advice/method-advice.interface';
 import { checkKnownKeys, checkObject, checkOneOf, checkOptionalNumber, invalid } from '../core/options/option-checks';
-import { LockNotAcquiredError } from './lock-not-acquired.error';
+import { LockNotAcquiredError } from '../lease/lock-not-acquired.error';
 import { checkResource } from '../lease/lease-arguments';
 import { LockService } from './lock.service';
 import type { WithLockOptions } from './with-lock.decorator';

@@ -1,4 +1,4 @@
-import { LockLostError } from '../lock/lock-lost.error';
+import { LockLostError } from '../lease/lock-lost.error';
 
 /**
  * A held permit is no longer ours: it expired, was removed, or could not be extended before its validity ran out.

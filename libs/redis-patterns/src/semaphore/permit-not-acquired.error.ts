@@ -1,5 +1,5 @@
 import type { HttpResponseSpec } from '../errors/http-mappable';
-import { LockNotAcquiredError } from '../lock/lock-not-acquired.error';
+import { LockNotAcquiredError } from '../lease/lock-not-acquired.error';
 import { outageDetail } from '../errors/redis-unavailable.error';
 
 /**

@@ -1,7 +1,6 @@
-import type { LeaseContext } from '../lease/lease';
+import { Lease, type LeaseContext } from '../lease/lease';
 import type { LeaseKeys } from '../lease/lease-keys';
-import { Lock } from '../lock/lock';
-import type { LockLostError } from '../lock/lock-lost.error';
+import type { LockLostError } from '../lease/lock-lost.error';
 import { PermitLostError } from './permit-lost.error';
 
 /**
@@ -10,7 +9,7 @@ import { PermitLostError } from './permit-lost.error';
  * monotonic clock, `release()` gives it back and `extend(ttlMs)` prolongs it (rejecting with a PermitLostError when it
  * is no longer held). `resource` names the semaphore.
  */
-export class Permit extends Lock {
+export class Permit extends Lease<LockLostError> {
   /** @internal Created by SemaphoreService. */
   constructor(
     resource: string,

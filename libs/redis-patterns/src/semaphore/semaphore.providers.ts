@@ -5,6 +5,6 @@ import { WithPermitAdvisor } from './with-permit.advisor';
 
 /**
  * The providers (services, advisors, guards) of this pattern; the module provides and exports them all. Semaphores
- * have no option section: they use the `lock` section's settings (LOCK_SETTINGS, provided by the lock pattern).
+ * have no option section: they use the `lock` section's settings (LEASE_SETTINGS, provided by the lock pattern).
  */
 export const SEMAPHORE_PROVIDERS: Provider[] = [SEMAPHORE_STORE_PROVIDER, SemaphoreService, WithPermitAdvisor];

@@ -12,7 +12,7 @@ import { LeaseMetrics } from '../lease/lease.metrics';
 import { LocalWaiters } from '../lease/local-waiters';
 import { refusalIn } from '../lease/refusal-in';
 import { TokenSource } from '../lease/token-source';
-import { LOCK_SETTINGS, type LockSettings } from '../lock/lock.options';
+import { LEASE_SETTINGS, type LeaseSettings } from '../lease/lease.options';
 import { RedisRefusedError } from '../errors/redis-refused.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
@@ -61,7 +61,7 @@ export class SemaphoreService implements BeforeApplicationShutdown {
   constructor(
     @Inject(RESOLVED_OPTIONS) private readonly moduleOptions: ResolvedRedisPatternsOptions,
     private readonly keys: KeyBuilder,
-    @Inject(LOCK_SETTINGS) private readonly settings: LockSettings,
+    @Inject(LEASE_SETTINGS) private readonly settings: LeaseSettings,
     @Inject(SEMAPHORE_STORE) private readonly store: SemaphoreStore,
   ) {
     this.logger = moduleOptions.logger ?? new Logger('RedisPatterns:Semaphore');

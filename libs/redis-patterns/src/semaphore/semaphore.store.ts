@@ -5,7 +5,7 @@ import type { LeaseKeys } from '../lease/lease-keys';
 import type { LeaseStore } from '../lease/lease.store';
 import { OrphanReleases } from '../lease/orphan-releases';
 import { RedisSharedLeases } from '../lease/shared-leases';
-import { LOCK_SETTINGS, type LockSettings } from '../lock/lock.options';
+import { LEASE_SETTINGS, type LeaseSettings } from '../lease/lease.options';
 import { MemorySemaphoreStore } from './memory/memory-semaphore.store';
 import { ACQUIRE_PERMIT_SCRIPT } from './scripts/acquire-permit.script';
 
@@ -46,7 +46,7 @@ export class RedisSemaphoreStore extends RedisSharedLeases implements SemaphoreS
 }
 
 /** The provider of the {@link SemaphoreStore}: the lock section's connection and fencing counter TTL, or memory. */
-export const SEMAPHORE_STORE_PROVIDER = storeProvider<LockSettings, SemaphoreStore>(SEMAPHORE_STORE, LOCK_SETTINGS, {
+export const SEMAPHORE_STORE_PROVIDER = storeProvider<LeaseSettings, SemaphoreStore>(SEMAPHORE_STORE, LEASE_SETTINGS, {
   memory: (keyspace, settings) => new MemorySemaphoreStore(keyspace, settings.fenceTtlMs),
   redis: (redis, settings) => new RedisSemaphoreStore(redis, settings.fenceTtlMs),
 });

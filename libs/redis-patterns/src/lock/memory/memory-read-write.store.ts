@@ -5,7 +5,7 @@ import { nextMemoryFence } from '../../lease/memory/memory-fence';
 import { MemorySharedLeases } from '../../lease/memory/memory-shared-leases';
 import type { ReadWriteKeys } from '../lock-keys';
 import type { ReadWriteStore, WaitingWriter } from '../read-write-lock.store';
-import { MemoryLockStore } from './memory-lock.store';
+import { MemoryLeaseStore } from '../../lease/memory/memory-lease.store';
 
 /**
  * Read-write locks of the module's memory mode, with the semantics of ACQUIRE_READ_SCRIPT and ACQUIRE_WRITE_SCRIPT
@@ -21,7 +21,7 @@ export class MemoryReadWriteStore implements ReadWriteStore {
     private readonly fenceTtlMs: number,
   ) {
     this.reads = new MemorySharedLeases(keyspace);
-    this.writes = new MemoryLockStore(keyspace, fenceTtlMs);
+    this.writes = new MemoryLeaseStore(keyspace, fenceTtlMs);
   }
 
   acquireRead(keys: ReadWriteKeys, token: string, ttlMs: number): Promise<AttemptResult> {

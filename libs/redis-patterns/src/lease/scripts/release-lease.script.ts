@@ -10,4 +10,4 @@ import { COMPARE_AND_DELETE_LUA } from '../../core/scripts/lua/compare-and-delet
  *
  * Runs alone or as one call of a batch (see RedisScript): concurrent lock operations share one EVALSHA.
  */
-export const RELEASE_LOCK_SCRIPT = defineScript<number>('lock_release', COMPARE_AND_DELETE_LUA, { keys: 1, args: 1 });
+export const RELEASE_LEASE_SCRIPT = defineScript<number>('lock_release', COMPARE_AND_DELETE_LUA, { keys: 1, args: 1 });

@@ -1,6 +1,6 @@
 import { SERVER_CLOCK_LUA } from '../../core/scripts/lua/server-clock.lua';
 import { defineScript } from '../../core/scripts/redis-script';
-import { NEXT_FENCE_LUA } from '../../lease/scripts/next-fence.lua';
+import { NEXT_FENCE_LUA } from './next-fence.lua';
 
 /**
  * Takes a lock and issues its fencing token in one round trip.
@@ -16,7 +16,7 @@ import { NEXT_FENCE_LUA } from '../../lease/scripts/next-fence.lua';
  *
  * Runs alone or as one call of a batch (see RedisScript): concurrent lock operations share one EVALSHA.
  */
-export const ACQUIRE_LOCK_SCRIPT = defineScript<[number, string | number]>(
+export const ACQUIRE_LEASE_SCRIPT = defineScript<[number, string | number]>(
   'lock_acquire',
   `
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then

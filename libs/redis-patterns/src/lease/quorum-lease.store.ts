@@ -1,11 +1,11 @@
 import type { RedisExecutor } from '../core/scripts/redis-executor';
-import { type AttemptResult, toAttemptResult } from '../lease/attempt-result';
-import type { LeaseKeys } from '../lease/lease-keys';
-import { refusalIn } from '../lease/refusal-in';
-import type { LockStore } from './lock.store';
-import { ACQUIRE_LOCK_SCRIPT } from './scripts/acquire-lock.script';
-import { EXTEND_LOCK_SCRIPT } from './scripts/extend-lock.script';
-import { RELEASE_LOCK_SCRIPT } from './scripts/release-lock.script';
+import { type AttemptResult, toAttemptResult } from './attempt-result';
+import type { LeaseKeys } from './lease-keys';
+import { refusalIn } from './refusal-in';
+import type { ExclusiveLeaseStore } from './lease.store';
+import { ACQUIRE_LEASE_SCRIPT } from './scripts/acquire-lease.script';
+import { EXTEND_LEASE_SCRIPT } from './scripts/extend-lease.script';
+import { RELEASE_LEASE_SCRIPT } from './scripts/release-lease.script';
 import { withDeadline } from '../core/time/with-deadline';
 import { RedisPatternsError } from '../errors/redis-patterns.error';
 
@@ -29,7 +29,7 @@ export class QuorumUnreachableError extends RedisPatternsError {
  * increased; but the largest token may come from another node, so across holders tokens increase only as far as
  * the nodes' clocks agree (the acquire script floors tokens at server time). Strict fencing: use one deployment.
  */
-export class QuorumLockStore implements LockStore {
+export class QuorumLeaseStore implements ExclusiveLeaseStore {
   private readonly quorum: number;
 
   constructor(
@@ -42,7 +42,7 @@ export class QuorumLockStore implements LockStore {
 
   async attempt(keys: LeaseKeys, token: string, ttlMs: number): Promise<AttemptResult> {
     const outcomes = await this.onEveryNode((node) =>
-      node.run(ACQUIRE_LOCK_SCRIPT, [keys.lease, keys.fence], [token, ttlMs, this.fenceTtlMs]),
+      node.run(ACQUIRE_LEASE_SCRIPT, [keys.lease, keys.fence], [token, ttlMs, this.fenceTtlMs]),
     );
     let votes = 0;
     let fencingToken = 0;
@@ -65,7 +65,7 @@ export class QuorumLockStore implements LockStore {
   }
 
   async extend(keys: LeaseKeys, token: string, ttlMs: number): Promise<boolean> {
-    const outcomes = await this.onEveryNode((node) => node.run(EXTEND_LOCK_SCRIPT, [keys.lease], [token, ttlMs]));
+    const outcomes = await this.onEveryNode((node) => node.run(EXTEND_LEASE_SCRIPT, [keys.lease], [token, ttlMs]));
     const votes = outcomes.filter((o) => o.status === 'fulfilled' && o.value === 1).length;
     if (votes >= this.quorum) return true;
     this.assertQuorumPossible(outcomes);
@@ -74,7 +74,7 @@ export class QuorumLockStore implements LockStore {
 
   /** Sent to every node, including those that did not grant the lock: a vote may have landed after a timeout. */
   async release(keys: LeaseKeys, token: string): Promise<boolean> {
-    const outcomes = await this.onEveryNode((node) => node.run(RELEASE_LOCK_SCRIPT, [keys.lease], [token]));
+    const outcomes = await this.onEveryNode((node) => node.run(RELEASE_LEASE_SCRIPT, [keys.lease], [token]));
     if (outcomes.every((o) => o.status === 'rejected'))
       throw new QuorumUnreachableError(outcomes.length, outcomes.length, { cause: (outcomes[0] as PromiseRejectedResult).reason });
     return outcomes.some((o) => o.status === 'fulfilled' && o.value === 1);

@@ -1,14 +1,14 @@
 import type { RedisExecutor } from '../core/scripts/redis-executor';
-import { type AttemptResult, toAttemptResult } from '../lease/attempt-result';
-import type { LeaseKeys } from '../lease/lease-keys';
-import { OrphanReleases } from '../lease/orphan-releases';
-import type { LockStore } from './lock.store';
-import { ACQUIRE_LOCK_SCRIPT } from './scripts/acquire-lock.script';
-import { EXTEND_LOCK_SCRIPT } from './scripts/extend-lock.script';
-import { RELEASE_LOCK_SCRIPT } from './scripts/release-lock.script';
+import { type AttemptResult, toAttemptResult } from './attempt-result';
+import type { LeaseKeys } from './lease-keys';
+import { OrphanReleases } from './orphan-releases';
+import type { ExclusiveLeaseStore } from './lease.store';
+import { ACQUIRE_LEASE_SCRIPT } from './scripts/acquire-lease.script';
+import { EXTEND_LEASE_SCRIPT } from './scripts/extend-lease.script';
+import { RELEASE_LEASE_SCRIPT } from './scripts/release-lease.script';
 
 /** Locks on one Redis deployment (standalone, sentinel-managed or cluster): acquire = 1 round trip, release = 1. */
-export class SingleLockStore implements LockStore {
+export class SingleLeaseStore implements ExclusiveLeaseStore {
   private readonly orphans: OrphanReleases;
 
   constructor(
@@ -26,7 +26,7 @@ export class SingleLockStore implements LockStore {
     };
     if (this.replication.replicas > 0) return this.attemptWithWait(keys, token, ttlMs).catch(cleanUp);
     // The common case stays one promise deep: no async wrappers on the hot path.
-    return this.redis.run(ACQUIRE_LOCK_SCRIPT, [keys.lease, keys.fence], [token, ttlMs, this.fenceTtlMs]).then(toAttemptResult, cleanUp);
+    return this.redis.run(ACQUIRE_LEASE_SCRIPT, [keys.lease, keys.fence], [token, ttlMs, this.fenceTtlMs]).then(toAttemptResult, cleanUp);
   }
 
   private async attemptWithWait(keys: LeaseKeys, token: string, ttlMs: number): Promise<AttemptResult> {
@@ -34,7 +34,7 @@ export class SingleLockStore implements LockStore {
     const { replicas, timeoutMs } = this.replication;
     const keysOf = [keys.lease, keys.fence];
     const args = [token, ttlMs, this.fenceTtlMs];
-    const { reply, acks, waitError } = await this.redis.runThenWait(ACQUIRE_LOCK_SCRIPT, keysOf, args, replicas, timeoutMs);
+    const { reply, acks, waitError } = await this.redis.runThenWait(ACQUIRE_LEASE_SCRIPT, keysOf, args, replicas, timeoutMs);
     const result = toAttemptResult(reply);
     if (!result.acquired) return result;
     if (waitError || acks < replicas) {
@@ -48,11 +48,11 @@ export class SingleLockStore implements LockStore {
   }
 
   extend(keys: LeaseKeys, token: string, ttlMs: number): Promise<boolean> {
-    return this.redis.run(EXTEND_LOCK_SCRIPT, [keys.lease], [token, ttlMs]).then(isOne);
+    return this.redis.run(EXTEND_LEASE_SCRIPT, [keys.lease], [token, ttlMs]).then(isOne);
   }
 
   release(keys: LeaseKeys, token: string): Promise<boolean> {
-    return this.redis.run(RELEASE_LOCK_SCRIPT, [keys.lease], [token]).then(isOne);
+    return this.redis.run(RELEASE_LEASE_SCRIPT, [keys.lease], [token]).then(isOne);
   }
 }
 

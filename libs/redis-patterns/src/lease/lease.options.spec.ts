@@ -1,6 +1,6 @@
 import { InvalidOptionsError } from '../errors/invalid-options.error';
 import { resolveOptions } from '../redis-patterns.options';
-import { DEFAULT_FENCE_TTL_MS, resolveLockSettings, validateLockOptions } from './lock.options';
+import { DEFAULT_FENCE_TTL_MS, resolveLeaseSettings, validateLockOptions } from './lease.options';
 
 const context = { connectionNames: new Set(['default', 'a', 'b', 'c']) };
 const optionOf = (value: unknown): string | undefined => {
@@ -59,7 +59,7 @@ describe('lock options', () => {
   });
 
   it('applies defaults', () => {
-    expect(resolveLockSettings(undefined)).toMatchObject({
+    expect(resolveLeaseSettings(undefined)).toMatchObject({
       defaultTtlMs: 30_000,
       driftFactor: 0.01,
       fenceTtlMs: DEFAULT_FENCE_TTL_MS,
@@ -67,7 +67,7 @@ describe('lock options', () => {
       waitReplicasTimeoutMs: 200,
       redlock: undefined,
     });
-    expect(resolveLockSettings({ redlock: { connections: ['a', 'b', 'c'] } }).redlock).toEqual({
+    expect(resolveLeaseSettings({ redlock: { connections: ['a', 'b', 'c'] } }).redlock).toEqual({
       connections: ['a', 'b', 'c'],
       nodeTimeoutMs: 100,
     });

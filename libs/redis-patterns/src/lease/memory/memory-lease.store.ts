@@ -1,8 +1,8 @@
 import type { MemoryKeyspace } from '../../core/memory/memory-keyspace';
-import type { AttemptResult } from '../../lease/attempt-result';
-import type { LeaseKeys } from '../../lease/lease-keys';
-import { nextMemoryFence } from '../../lease/memory/memory-fence';
-import type { LockStore } from '../lock.store';
+import type { AttemptResult } from '../attempt-result';
+import type { LeaseKeys } from '../lease-keys';
+import { nextMemoryFence } from './memory-fence';
+import type { ExclusiveLeaseStore } from '../lease.store';
 
 /**
  * Locks of the module's memory mode (`connection: 'memory://'`): the same keys, owner tokens, TTLs and fencing
@@ -10,7 +10,7 @@ import type { LockStore } from '../lock.store';
  * Mutual exclusion holds within this process only. Each operation runs to completion before any other (one
  * thread), which is what the scripts' atomicity gives on Redis.
  */
-export class MemoryLockStore implements LockStore {
+export class MemoryLeaseStore implements ExclusiveLeaseStore {
   constructor(
     private readonly keyspace: MemoryKeyspace,
     private readonly fenceTtlMs: number,

@@ -11,7 +11,7 @@ import { defineScript } from '../../core/scripts/redis-script';
  *
  * Runs alone or as one call of a batch (see RedisScript): concurrent lock operations share one EVALSHA.
  */
-export const EXTEND_LOCK_SCRIPT = defineScript<number>(
+export const EXTEND_LEASE_SCRIPT = defineScript<number>(
   'lock_extend',
   `
 if redis.call('GET', KEYS[1]) == ARGV[1] then

@@ -50,7 +50,7 @@ export interface LockOptions {
 }
 
 /** The `lock` section with every default applied, resolved once at startup. */
-export interface LockSettings {
+export interface LeaseSettings {
   readonly connection?: string;
   readonly defaultTtlMs: number;
   readonly autoExtendRatio: number;
@@ -113,12 +113,11 @@ function validateRedlock(value: unknown, path: string, context: Parameters<Secti
   checkOptionalNumber(redlock.nodeTimeoutMs, `${path}.nodeTimeoutMs`, { ...MS, min: 1 });
 }
 
-/** Applies the defaults to a validated section. */
-/** Injection token of the resolved {@link LockSettings}. */
-export const LOCK_SETTINGS = Symbol('LockSettings');
+/** Injection token of the resolved {@link LeaseSettings}. */
+export const LEASE_SETTINGS = Symbol('LeaseSettings');
 
 /** Applies the defaults to a validated `lock` section. */
-export function resolveLockSettings(section: LockOptions | undefined): LockSettings {
+export function resolveLeaseSettings(section: LockOptions | undefined): LeaseSettings {
   const s = section ?? {};
   return {
     connection: s.connection,
