@@ -2,6 +2,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { CLI_BIN, SERVER_BIN } from './server-binaries';
 
 const run = promisify(execFile);
 
@@ -42,7 +43,7 @@ export class RedisProcess {
 
   async start(): Promise<this> {
     mkdirSync(this.dir, { recursive: true });
-    const child = spawn('redis-server', this.args, { cwd: this.dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(SERVER_BIN, this.args, { cwd: this.dir, stdio: ['ignore', 'ignore', 'pipe'] });
     this.child = child;
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -62,7 +63,7 @@ export class RedisProcess {
   /** Runs redis-cli against this process and returns its raw output. */
   async cli(...args: string[]): Promise<string> {
     try {
-      const { stdout } = await run('redis-cli', ['-h', '127.0.0.1', '-p', String(this.port), ...args], { timeout: 5000 });
+      const { stdout } = await run(CLI_BIN, ['-h', '127.0.0.1', '-p', String(this.port), ...args], { timeout: 5000 });
       return stdout;
     } catch (error) {
       return `ERR ${(error as Error).message}`;

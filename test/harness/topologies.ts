@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './free-port';
 import { nodeDir, RedisProcess, waitFor } from './redis-process';
+import { CLI_BIN } from './server-binaries';
 
 const run = promisify(execFile);
 
@@ -66,7 +67,7 @@ export async function startCluster(root: string): Promise<ClusterTopology> {
   });
   try {
     await Promise.all(processes.map((p) => p.start()));
-    await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'], {
+    await run(CLI_BIN, ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'], {
       timeout: 60_000,
     });
     await waitFor(

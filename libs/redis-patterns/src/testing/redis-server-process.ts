@@ -35,7 +35,7 @@ export async function startRedisServer(
   options: { binary?: string; startTimeoutMs?: number },
 ): Promise<RedisServerProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'nestjs-redis-patterns-'));
-  const binary = options.binary ?? 'redis-server';
+  const binary = options.binary ?? (process.env.REDIS_SERVER_BIN || 'redis-server');
   const args = [
     '--port',
     String(port),

@@ -25,7 +25,10 @@ export interface StartTestRedisOptions {
   readonly password?: string;
   /** How long to wait for the servers to accept connections (default 10 000 ms). */
   readonly startTimeoutMs?: number;
-  /** The `redis-server` executable (default: `redis-server` on the PATH). */
+  /**
+   * The server executable (default: the `REDIS_SERVER_BIN` environment variable, else `redis-server` on the PATH),
+   * e.g. `valkey-server` to run an application's tests on Valkey.
+   */
   readonly binary?: string;
 }
 
