@@ -60,7 +60,7 @@ function runServer(binaries) {
   const jestOut = path.join(out, `${name}.jest.json`);
   console.log(`== ${version} (${binaries.server}): ${SPECS.join(', ')}`);
   const jest = spawnSync('npx', ['jest', ...SPECS, '--json', `--outputFile=${jestOut}`], { cwd: root, env, stdio: 'inherit' });
-  let report = {};
+  let report;
   try {
     report = JSON.parse(readFileSync(jestOut, 'utf8'));
   } catch {
