@@ -1,5 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA, RESPONSE_PASSTHROUGH_METADATA } from '@nestjs/common/constants.js';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { type HttpCall, setResponseHeader } from '../core/advice/handler-call';
 import type { AdvisedMethod } from '../core/advice/method-advice.interface';
 import { UnsupportedHandlerError } from '../errors/unsupported-handler.error';
@@ -82,9 +83,9 @@ export function requestOf(context: ExecutionContext): unknown {
   }
 }
 
-// @nestjs/common's RouteParamtypes, by value (the enum is not part of its public entry point).
-const RESPONSE_PARAM = '1';
-const NEXT_PARAM = '2';
+// @nestjs/common's own enum (not re-exported by its root entry): route-argument keys are `<paramtype>:<index>`.
+const RESPONSE_PARAM = String(RouteParamtypes.RESPONSE);
+const NEXT_PARAM = String(RouteParamtypes.NEXT);
 
 /**
  * Refuses, at startup, an HTTP handler that sends its own response (`@Res()` or `@Next()` without passthrough):
