@@ -34,6 +34,28 @@ export interface CacheOptions {
   jitter?: number;
   /** Largest serialized value accepted, in bytes (default 524288 = 512 KB). Bigger values are refused. */
   maxValueBytes?: number;
+  /**
+   * Grace window of every cached call that names none, in ms (default 0: off). An entry is kept this long past its
+   * fresh TTL and stale window; when its loader throws, the kept value answers (status `'stale'`, `X-Cache: STALE`)
+   * instead of the error.
+   */
+  graceMs?: number;
+  /**
+   * After a failed load answered from grace, how long the key's calls are answered from grace before its loader runs
+   * again, in ms (default 10000), so a failing data source is not called on every request. Per process.
+   */
+  graceRetryMs?: number;
+  /**
+   * Soft timeout of every cached call that names none, in ms (default 0: off): with a stale or grace value at hand,
+   * a call answers with it once the loader has run this long, and the load refreshes the entry in the background.
+   */
+  softTimeoutMs?: number;
+  /**
+   * Hard timeout of every cached call that names none, in ms (default 0: off): a call stops waiting for the loader
+   * after this long, answering with a stale or grace value when there is one, else rejecting with
+   * `CacheLoadTimeoutError` (504 over HTTP). The load goes on and may still fill the entry.
+   */
+  hardTimeoutMs?: number;
   /** How long a cross-instance fill lock is held at most, in ms (default 5000). */
   lockTtlMs?: number;
   /** How long a caller waits for another instance's fill before loading by itself, in ms (default 5000). */
@@ -73,6 +95,10 @@ export interface CacheSettings {
   readonly defaultTtlMs: number;
   readonly jitter: number;
   readonly maxValueBytes: number;
+  readonly graceMs: number;
+  readonly graceRetryMs: number;
+  readonly softTimeoutMs: number;
+  readonly hardTimeoutMs: number;
   readonly lockTtlMs: number;
   readonly lockWaitMs: number;
   readonly breakerThreshold: number;
@@ -92,6 +118,10 @@ const KNOWN_KEYS = [
   'defaultTtlMs',
   'jitter',
   'maxValueBytes',
+  'graceMs',
+  'graceRetryMs',
+  'softTimeoutMs',
+  'hardTimeoutMs',
   'lockTtlMs',
   'lockWaitMs',
   'breakerThreshold',
@@ -139,6 +169,9 @@ export function resolveCacheSettings(section: CacheOptions = {}, path = 'cache',
     defaultTtlMs: resolveDefaultTtlMs(section, path, warn),
     jitter: num('jitter', 0.1, { min: 0, max: 0.5 }),
     maxValueBytes: num('maxValueBytes', 512 * 1024, { min: 1, max: 512 * 1024 * 1024, integer: true, unit: 'bytes' }),
+    graceMs: num('graceMs', 0, { min: 0, max: MAX_TTL_SECONDS * 1000, integer: true, unit: 'ms' }),
+    graceRetryMs: num('graceRetryMs', 10_000, { min: 0, max: 3_600_000, integer: true, unit: 'ms' }),
+    ...loaderTimeouts(section, path, num),
     lockTtlMs: num('lockTtlMs', 5000, { min: 10, max: 600_000, integer: true, unit: 'ms' }),
     lockWaitMs: num('lockWaitMs', 5000, { min: 0, max: 600_000, integer: true, unit: 'ms' }),
     breakerThreshold: num('breakerThreshold', 5, { min: 1, integer: true }),
@@ -151,6 +184,20 @@ export function resolveCacheSettings(section: CacheOptions = {}, path = 'cache',
     codecs: resolveCodecs(section.codecs, `${path}.codecs`),
     compression: resolveCompression(section.compression, `${path}.compression`),
   };
+}
+
+// The module's loader timeouts; a soft timeout at or past the hard one would never fire.
+function loaderTimeouts(
+  section: CacheOptions,
+  path: string,
+  num: (key: keyof CacheOptions, fallback: number, rule: Parameters<typeof checkNumber>[2]) => number,
+): { softTimeoutMs: number; hardTimeoutMs: number } {
+  const rule = { min: 0, max: 600_000, integer: true, unit: 'ms' } as const;
+  const softTimeoutMs = num('softTimeoutMs', 0, rule);
+  const hardTimeoutMs = num('hardTimeoutMs', 0, rule);
+  if (softTimeoutMs > 0 && hardTimeoutMs > 0 && softTimeoutMs >= hardTimeoutMs)
+    invalid(`${path}.softTimeoutMs`, `a timeout below ${path}.hardTimeoutMs (${hardTimeoutMs} ms)`, softTimeoutMs);
+  return { softTimeoutMs, hardTimeoutMs };
 }
 
 function resolveDefaultTtlMs(section: CacheOptions, path: string, warn?: (message: string) => void): number {

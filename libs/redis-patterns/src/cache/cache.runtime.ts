@@ -9,7 +9,7 @@ import { CacheEngine } from './engine/cache-engine';
 import { CacheHealth } from './engine/cache-health';
 import { CacheKeys } from './engine/cache-keys';
 import { CACHE_STORE, type CacheStore } from './cache.store';
-import type { EntryPolicy } from './engine/entry-policy';
+import type { EntryPolicy, PolicyDefaults } from './engine/entry-policy';
 import { NearCache } from './near/near-cache';
 import type { StartupWait } from '../core/connections/startup-wait';
 
@@ -25,7 +25,7 @@ export class CacheRuntime implements OnModuleInit, BeforeApplicationShutdown {
   /** The in-process L1 (`cache.nearCache`); started when enabled for the module or by a decorator. */
   readonly near: NearCache;
   /** The entry policy defaults of a call that gives no options. */
-  readonly defaults: { readonly ttlMs: number; readonly jitter: number; readonly near: boolean };
+  readonly defaults: PolicyDefaults & { readonly near: boolean };
   /**
    * Minimum lifetime of a tag's epoch after an invalidation: a fill that read the old epoch before loading must
    * still see the bump when it registers (so longer than a lock wait plus a lock TTL, twice over).
@@ -46,7 +46,8 @@ export class CacheRuntime implements OnModuleInit, BeforeApplicationShutdown {
     this.engine = new CacheEngine(store, new CacheHealth(this.settings, logger), this.settings);
     // A connection back after an outage closes the breaker at once, without waiting for the cooldown.
     this.stopWatchingReady = store.onReady(() => this.engine.health.connectionReady());
-    this.defaults = { ttlMs: this.settings.defaultTtlMs, jitter: this.settings.jitter, near: this.settings.nearCache.enabled };
+    const { defaultTtlMs, jitter, nearCache, graceMs, softTimeoutMs, hardTimeoutMs } = this.settings;
+    this.defaults = { ttlMs: defaultTtlMs, jitter, near: nearCache.enabled, graceMs, softTimeoutMs, hardTimeoutMs };
     this.near = new NearCache(this.settings.nearCache, store);
     this.startupWait = options.startupWait;
     this.shutdownTimeoutMs = options.shutdownTimeoutMs;

@@ -202,8 +202,10 @@ export class CacheService {
    * tags. Concurrent callers in this process share one loader call; across instances a per-key fill lock lets one
    * load while the others wait (polling with backoff, at most `cache.lockWaitMs`, then they load themselves).
    * With `staleTtl`, a value past its fresh TTL is returned at once while one background refresh runs; with
-   * `earlyRefresh`, hot keys are refreshed shortly before they expire (XFetch). Loader errors propagate; `undefined`
-   * results are returned but not cached.
+   * `earlyRefresh`, hot keys are refreshed shortly before they expire (XFetch). With `graceMs`, a loader that throws
+   * is answered by the key's last value (kept that long past its TTL); `softTimeoutMs` answers with that value when the
+   * loader is slow, and `hardTimeoutMs` stops waiting for it (`CacheLoadTimeoutError` when no value is at hand);
+   * `forceFresh` skips the read. Other loader errors propagate; `undefined` results are returned but not cached.
    */
   async wrap<T>(key: string, loader: () => Promise<T> | T, options?: WrapOptions): Promise<T> {
     return (await this.wrapWithStatus(key, loader, options)).value;
@@ -221,7 +223,7 @@ export class CacheService {
       return Promise.reject(error);
     }
     if (policy.near && this.engine.near === undefined) void this.runtime.startNear();
-    return this.engine.fetch(entry, async () => loader(), policy);
+    return this.engine.fetch(entry, async () => loader(), policy, undefined, options?.forceFresh === true);
   }
 
   // Validates a call's options (either TTL spelling) into its policy; a seconds TTL that reads like ms is logged once

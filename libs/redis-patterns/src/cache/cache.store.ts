@@ -10,6 +10,14 @@ import { TAG_INVALIDATE_SCRIPT } from './scripts/tag-invalidate.script';
 import { TAG_REGISTER_SCRIPT } from './scripts/tag-register.script';
 import { WRITE_ENTRY_SCRIPT } from './scripts/write-entry.script';
 
+/**
+ * What a fill-lock attempt accepts instead of the lock:
+ * - `entry`: a fresh entry (a miss re-checks the cache in the same step as it takes the lock);
+ * - `lock`: nothing, the lock only (a background refresh, the first attempt of a forced refresh);
+ * - `after-holder`: a fresh entry once no one holds the lock (a forced refresh waiting for another instance's load).
+ */
+export type FillLockMode = 'entry' | 'lock' | 'after-holder';
+
 /** Outcome of the fill-lock script: a fresh entry, the lock, or another caller's lock (with its remaining TTL). */
 export type FillLockReply = { kind: 'entry'; raw: string } | { kind: 'locked' } | { kind: 'busy'; lockPttl: number };
 
@@ -29,6 +37,9 @@ export interface ChangeWatch {
   connections(): unknown[];
 }
 
+/** The fill-lock script's ARGV[3] per mode. */
+const FILL_LOCK_MODES: Readonly<Record<FillLockMode, string>> = { entry: '1', lock: '0', 'after-holder': '2' };
+
 /**
  * Where cache entries live: one method per round trip, keyed by raw entry keys (see CacheKeys). Methods reject on
  * a store error; the engine applies the fail-open policy.
@@ -43,8 +54,8 @@ export interface CacheStore {
   /** Remaining lifetime in ms (−2 missing, −1 no TTL), as PTTL answers. */
   pttl(entry: string): Promise<number>;
   getMany(entries: readonly string[]): Promise<Array<string | null>>;
-  /** Takes the entry's fill lock, or answers with the entry (when `acceptEntry`) or the holder's remaining TTL. */
-  fillLock(entry: string, token: string, lockTtlMs: number, acceptEntry: boolean): Promise<FillLockReply>;
+  /** Takes the entry's fill lock, or answers with the entry (as `mode` allows) or the holder's remaining TTL. */
+  fillLock(entry: string, token: string, lockTtlMs: number, mode: FillLockMode): Promise<FillLockReply>;
   /** Releases the fill lock if `token` still holds it; 1 released, 0 not. */
   releaseLock(entry: string, token: string): Promise<number>;
   /** Value and TTL in one atomic step (invariant 1). */
@@ -98,9 +109,9 @@ export class RedisCacheStore implements CacheStore {
     return this.redis.readMany(entries);
   }
 
-  async fillLock(entry: string, token: string, lockTtlMs: number, acceptEntry: boolean): Promise<FillLockReply> {
+  async fillLock(entry: string, token: string, lockTtlMs: number, mode: FillLockMode): Promise<FillLockReply> {
     const keys = [entry, this.keys.lock(entry)];
-    const reply = await this.redis.run(FILL_LOCK_SCRIPT, keys, [token, lockTtlMs, acceptEntry ? '1' : '0']);
+    const reply = await this.redis.run(FILL_LOCK_SCRIPT, keys, [token, lockTtlMs, FILL_LOCK_MODES[mode]]);
     if (reply[0] === 1) return { kind: 'entry', raw: reply[1] as string };
     if (reply[0] === 2) return { kind: 'locked' };
     return { kind: 'busy', lockPttl: Number(reply[1]) };

@@ -15,6 +15,7 @@ export type { NearCacheOptions } from './near/near-cache.options';
 export type { NearCacheStats } from './near/l1-store';
 export { CacheSerializationError } from './cache-serialization.error';
 export { CacheValueTooLargeError } from './cache-value-too-large.error';
+export { CacheLoadTimeoutError } from './cache-load-timeout.error';
 export { JSON_CACHE_CODEC } from './serialization/cache-codec';
 export type { CacheCodec } from './serialization/cache-codec';
 export type { CacheCompressionOptions } from './serialization/compression';

@@ -6,6 +6,7 @@ const REASON_PHRASES: Readonly<Record<number, string>> = {
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
   503: 'Service Unavailable',
+  504: 'Gateway Timeout',
 };
 
 /** `Retry-After` in whole seconds, at least 1: the header has no fractions, and 0 would invite an immediate retry. */

@@ -4,7 +4,7 @@ import { CacheRuntime } from '../cache.runtime';
 import type { CachePutOptions } from '../decorators/cache-put.decorator';
 import { checkDecoratorKeys, compileKey, compileTags, compileTtl, decoratorPolicy, optionPath, reportUncached } from './compile-sources';
 
-const KNOWN = ['key', 'ttl', 'ttlMs', 'tags', 'staleTtl', 'staleTtlMs', 'codec'] as const;
+const KNOWN = ['key', 'ttl', 'ttlMs', 'tags', 'staleTtl', 'staleTtlMs', 'graceMs', 'codec'] as const;
 
 /**
  * The behaviour of `@CachePut` (write-through): the method always runs, and its result is stored under the key
@@ -22,10 +22,7 @@ export class CachePutAdvisor implements MethodAdvisor<CachePutOptions> {
       'CachePut',
       method,
       options,
-      {
-        ttlMs: this.cache.settings.defaultTtlMs,
-        jitter: this.cache.settings.jitter,
-      },
+      this.cache.defaults,
       engine.health,
     );
     if (policy.codec) engine.entries.register(policy.codec);

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { describeValue } from '../../core/options/option-checks';
+import { InvalidOptionsError } from '../../errors/invalid-options.error';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../../core/advice/method-advice.interface';
 import { CacheRuntime } from '../cache.runtime';
 import type { CacheableOptions } from '../decorators/cacheable.decorator';
@@ -26,6 +28,10 @@ const KNOWN = [
   'earlyRefresh',
   'nearCache',
   'codec',
+  'graceMs',
+  'softTimeoutMs',
+  'hardTimeoutMs',
+  'forceFresh',
 ] as const;
 
 /**
@@ -45,10 +51,7 @@ export class CacheableAdvisor implements MethodAdvisor<CacheableOptions> {
       'Cacheable',
       method,
       options,
-      {
-        ttlMs: this.cache.settings.defaultTtlMs,
-        jitter: this.cache.settings.jitter,
-      },
+      this.cache.defaults,
       engine.health,
     );
     const policy = this.cache.nearPolicy(base, options.nearCache, path('nearCache'));
@@ -58,6 +61,7 @@ export class CacheableAdvisor implements MethodAdvisor<CacheableOptions> {
     const tagsOf = compileTags(options.tags, path('tags'));
     const withTtl = compileTtl(options.ttl);
     checkFunction(options.condition, path('condition'));
+    const forceFresh = compileForceFresh(options.forceFresh, path('forceFresh'));
     checkFunction(options.unless, path('unless'));
     const condition = options.condition as ((...args: unknown[]) => boolean) | undefined;
     const unless = options.unless as ((result: unknown, ...args: unknown[]) => boolean) | undefined;
@@ -83,7 +87,7 @@ export class CacheableAdvisor implements MethodAdvisor<CacheableOptions> {
       if (unless || http) {
         keep = (result) => !(unless && unless(result, ...args)) && !(http && setsCookie(http.response));
       }
-      const fetched = engine.fetch(entry, proceed, callPolicy, keep);
+      const fetched = engine.fetch(entry, proceed, callPolicy, keep, forceFresh(args));
       if (!http || !statusHeader) return fetched.then(valueOf);
       return fetched.then((result) => {
         http.setHeader('X-Cache', xCacheHeader(result.status));
@@ -92,6 +96,18 @@ export class CacheableAdvisor implements MethodAdvisor<CacheableOptions> {
     };
   }
 }
+
+/** `forceFresh` as a function of the call: a constant, or the option's function (checked at bootstrap). */
+function compileForceFresh(option: unknown, path: string): (args: unknown[]) => boolean {
+  if (option === undefined || option === false) return never;
+  if (option === true) return always;
+  if (typeof option !== 'function') throw new InvalidOptionsError(path, 'true, false or a function of the call', describeValue(option));
+  const decide = option as (...args: unknown[]) => unknown;
+  return (args) => decide(...args) === true;
+}
+
+const never = (): boolean => false;
+const always = (): boolean => true;
 
 function valueOf(result: { value: unknown }): unknown {
   return result.value;

@@ -5,7 +5,7 @@ import { describeValue } from '../../core/options/option-checks';
 import { InvalidArgumentError } from '../../errors/invalid-argument.error';
 import { InvalidOptionsError } from '../../errors/invalid-options.error';
 import type { CacheKeys } from '../engine/cache-keys';
-import { buildPolicy, checkKey, checkTags, type EntryPolicy, type WrapOptions } from '../engine/entry-policy';
+import { buildPolicy, checkKey, checkTags, type EntryPolicy, type PolicyDefaults, type WrapOptions } from '../engine/entry-policy';
 import type { CacheHealth } from '../engine/cache-health';
 import { secondsSpelling, ttlUnitWarning } from '../ttl-units';
 import { encodeArguments } from './encode-arguments';
@@ -116,14 +116,16 @@ export function guard<T>(check: () => T, path: string, value: unknown): T {
 export function decoratorPolicy(
   decorator: string,
   method: AdvisedMethod,
-  options: { ttl?: unknown; ttlMs?: unknown; staleTtl?: unknown; staleTtlMs?: unknown; earlyRefresh?: unknown; codec?: unknown },
-  defaults: { ttlMs: number; jitter: number },
+  options: Pick<WrapOptions, 'ttlMs' | 'staleTtl' | 'staleTtlMs' | 'earlyRefresh' | 'codec' | 'graceMs' | 'softTimeoutMs' | 'hardTimeoutMs'> & {
+    ttl?: unknown;
+  },
+  defaults: PolicyDefaults,
   health?: Pick<CacheHealth, 'warnOnce'>,
 ): EntryPolicy {
   try {
-    const { ttl, ttlMs, staleTtl, staleTtlMs, earlyRefresh, codec } = options;
+    const { ttl, ttlMs, staleTtl, staleTtlMs, earlyRefresh, codec, graceMs, softTimeoutMs, hardTimeoutMs } = options;
     const policy = buildPolicy(
-      secondsSpelling({ ttl, ttlMs, staleTtl, staleTtlMs, earlyRefresh, codec }, 'options') as WrapOptions,
+      secondsSpelling({ ttl, ttlMs, staleTtl, staleTtlMs, earlyRefresh, codec, graceMs, softTimeoutMs, hardTimeoutMs }, 'options') as WrapOptions,
       defaults,
       'options',
     );

@@ -20,6 +20,8 @@ export interface CachePutOptions<A extends unknown[] = any[], R = any> {
   staleTtl?: number;
   /** Stale window in ms: the unambiguous spelling of `staleTtl` (give one or the other). */
   staleTtlMs?: number;
+  /** Grace window in ms (default `cache.graceMs`), as for `@Cacheable` readers of the same key. */
+  graceMs?: number;
 }
 
 /**

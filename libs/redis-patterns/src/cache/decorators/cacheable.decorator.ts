@@ -38,6 +38,22 @@ export interface CacheableOptions<A extends unknown[] = any[], R = any> {
   earlyRefresh?: boolean | number;
   /** Serve hits from the in-process near cache (L1): default `cache.nearCache.enabled`. */
   nearCache?: boolean;
+  /**
+   * Grace window in ms (default `cache.graceMs`): the result is kept this long past its TTL, and when the method
+   * throws, that value answers instead (`X-Cache: STALE` over HTTP); see `WrapOptions.graceMs`.
+   */
+  graceMs?: number;
+  /** With a stale or grace value at hand, answer with it once the method has run this long, in ms (see `WrapOptions`). */
+  softTimeoutMs?: number;
+  /** Stop waiting for the method after this long, in ms: the grace value, or `CacheLoadTimeoutError` (504). */
+  hardTimeoutMs?: number;
+  /**
+   * Skip the read and run the method, replacing the entry (a refresh): `true`, or a function of the call (on a
+   * handler `(request, context)`, else the method's arguments). Calls that force a refresh of one key still share
+   * one run across instances; on HTTP, a function reading a client's header lets that client make the data source
+   * work, so gate it (an admin role, a signed request).
+   */
+  forceFresh?: boolean | ((...args: A) => boolean);
 }
 
 /**

@@ -14,6 +14,8 @@ import { type EntryPolicy, freshTtlMs, jitteredTtlMs } from './entry-policy';
 import { SingleFlight } from './single-flight';
 import { NEAR_MISS, type NearCache } from '../near/near-cache';
 import { isThenable } from '../../core/promises/is-thenable';
+import { CacheLoadTimeoutError } from '../cache-load-timeout.error';
+import { GraceRetry } from './grace-retry';
 
 // A tag set outlives its members by at most this much: registration happens just before the entry's write.
 const TAG_TTL_MARGIN_MS = 1000;
@@ -26,7 +28,8 @@ const ON_REFRESH = Object.freeze({ 'redis_patterns.cache.refresh': true });
 /**
  * The cache-aside machinery behind CacheService and the decorators: one-GET reads, in-process single-flight, a
  * cross-instance fill lock with bounded, backed-off waiting, stale-while-revalidate and XFetch refreshes in the
- * background, and tag-aware writes. Every Redis failure goes to {@link CacheHealth} (fail open).
+ * background, a grace value and soft and hard timeouts for a loader that fails or runs late, and tag-aware writes.
+ * Every Redis failure goes to {@link CacheHealth} (fail open).
  */
 export class CacheEngine {
   readonly flights = new SingleFlight();
@@ -36,6 +39,8 @@ export class CacheEngine {
   readonly entries: CacheEntryCodec;
   /** Loaders run in a span when tracing is live and the caller is traced; hits never reach the tracer. */
   private readonly tracer = libraryTracer();
+  /** Keys answered from grace after a failed load, until `cache.graceRetryMs` has passed. */
+  private readonly graceRetry: GraceRetry;
 
   constructor(
     readonly store: CacheStore,
@@ -43,6 +48,7 @@ export class CacheEngine {
     readonly settings: CacheSettings,
   ) {
     this.entries = new CacheEntryCodec(settings);
+    this.graceRetry = new GraceRetry(settings.graceRetryMs);
   }
 
   /**
@@ -77,7 +83,7 @@ export class CacheEngine {
   }
 
   private fresh(entry: string, decoded: DecodedEntry, pttl: number | undefined): FoundEntry | Promise<FoundEntry | undefined> {
-    if (decoded.staleMs > 0 && pttl === undefined) {
+    if ((decoded.staleMs > 0 || decoded.graceMs > 0) && pttl === undefined) {
       return this.store.pttl(entry).then((ttl) => found(decoded, ttl), this.readFailed);
     }
     return found(decoded, pttl);
@@ -88,8 +94,15 @@ export class CacheEngine {
     return undefined;
   };
 
-  /** Cache-aside: the cached value, or the loader's (run once per key across callers and instances). */
-  fetch<T>(entry: string, loader: () => Promise<T>, policy: EntryPolicy, keep?: StorePredicate): Promise<Fetched<T>> {
+  /**
+   * Cache-aside: the cached value, or the loader's (run once per key across callers and instances). `forceFresh`
+   * skips the read: the loader runs and its result replaces the entry.
+   */
+  fetch<T>(entry: string, loader: () => Promise<T>, policy: EntryPolicy, keep?: StorePredicate, forceFresh = false): Promise<Fetched<T>> {
+    if (forceFresh) {
+      this.health.answered('miss');
+      return this.loadOnce(entry, loader, policy, keep, undefined, true);
+    }
     const near = policy.near ? this.near : undefined;
     if (near !== undefined) {
       const value = near.get(entry);
@@ -98,7 +111,8 @@ export class CacheEngine {
         return Promise.resolve({ value: value as T, status: 'hit' });
       }
     }
-    const read = near !== undefined ? near.read(this, entry) : this.read(entry, policy.staleMs > 0 || policy.beta > 0);
+    const read =
+      near !== undefined ? near.read(this, entry) : this.read(entry, policy.staleMs > 0 || policy.beta > 0 || policy.graceMs > 0);
     return read.then((hit) => {
       if (hit) {
         if (!hit.stale) {
@@ -106,15 +120,71 @@ export class CacheEngine {
           if (policy.beta > 0 && this.shouldRefreshEarly(hit, policy)) this.refreshInBackground(entry, loader, policy, keep);
           return { value: hit.value as T, status: 'hit' as const };
         }
-        if (policy.staleMs > 0) {
+        if (policy.staleMs > 0 && !hit.inGrace) {
           this.health.answered('stale');
           this.refreshInBackground(entry, loader, policy, keep);
           return { value: hit.value as T, status: 'stale' as const };
         }
+        // The loader of this key failed a moment ago: its grace value answers until it is tried again.
+        if (policy.graceMs > 0 && this.graceRetry.waiting(entry)) return this.fromGrace<T>(hit);
       }
       this.health.answered('miss');
-      return this.flights.run(entry, () => this.fill(entry, loader, policy, keep));
+      return this.loadOnce(entry, loader, policy, keep, hit, false);
     });
+  }
+
+  /**
+   * The load of a miss, shared by the calls of this process (single flight). `fallback` is the value past its fresh
+   * TTL this call found, if any: it answers when the load fails (with a grace window) or runs past a timeout.
+   */
+  private loadOnce<T>(
+    entry: string,
+    loader: () => Promise<T>,
+    policy: EntryPolicy,
+    keep: StorePredicate | undefined,
+    fallback: FoundEntry | undefined,
+    force: boolean,
+  ): Promise<Fetched<T>> {
+    const flight = this.flights.run(entry, () => this.fill(entry, loader, policy, keep, force));
+    if (fallback === undefined && policy.hardTimeoutMs === 0) return flight;
+    return this.guarded(entry, flight, policy, fallback);
+  }
+
+  // A load raced against its timeouts and answered from `fallback` when it fails or runs late. The load itself is
+  // never abandoned: it goes on in its flight (later calls join it) and fills the entry when it finishes.
+  private guarded<T>(entry: string, flight: Promise<Fetched<T>>, policy: EntryPolicy, fallback: FoundEntry | undefined): Promise<Fetched<T>> {
+    const { softTimeoutMs, hardTimeoutMs } = policy;
+    // The soft timeout needs a value to answer with; without one, only the hard timeout ends the wait.
+    const timeoutMs = fallback !== undefined && softTimeoutMs > 0 ? softTimeoutMs : hardTimeoutMs;
+    return new Promise<Fetched<T>>((resolve, reject) => {
+      const timer =
+        timeoutMs > 0
+          ? setTimeout(() => {
+              if (fallback !== undefined) return resolve(this.fromGrace<T>(fallback));
+              this.health.stats.loadTimeouts++;
+              reject(new CacheLoadTimeoutError(hardTimeoutMs));
+            }, timeoutMs)
+          : undefined;
+      flight.then(
+        (fetched) => {
+          clearTimeout(timer);
+          this.graceRetry.succeeded(entry);
+          resolve(fetched);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          if (fallback === undefined || policy.graceMs === 0) return reject(error);
+          this.graceRetry.failed(entry);
+          this.health.warn(`Cache loader failed; answered with its grace value: ${(error as Error)?.message ?? String(error)}`);
+          resolve(this.fromGrace<T>(fallback));
+        },
+      );
+    });
+  }
+
+  private fromGrace<T>(found: FoundEntry): Fetched<T> {
+    this.health.stats.graceAnswers++;
+    return { value: found.value as T, status: 'stale' };
   }
 
   /**
@@ -130,7 +200,7 @@ export class CacheEngine {
     let payload: string;
     let px: number;
     try {
-      px = jitteredTtlMs(freshTtlMs(policy, value), policy.jitter) + policy.staleMs;
+      px = jitteredTtlMs(freshTtlMs(policy, value), policy.jitter) + policy.staleMs + policy.graceMs;
       payload = await this.entries.encode(value, policy, opts.deltaMs ?? 0);
     } catch (error) {
       if (opts.strict) throw error;
@@ -186,13 +256,13 @@ export class CacheEngine {
     await withDeadline(Promise.allSettled(running), timeoutMs, () => undefined);
   }
 
-  private async fill<T>(entry: string, loader: () => Promise<T>, policy: EntryPolicy, keep?: StorePredicate): Promise<Fetched<T>> {
+  private async fill<T>(entry: string, loader: () => Promise<T>, policy: EntryPolicy, keep: StorePredicate | undefined, force: boolean): Promise<Fetched<T>> {
     // Redis failed a moment ago (this call's read, most likely): go to the source without another deadline.
     if (!this.health.writable()) return this.load(entry, loader, policy, keep, undefined, undefined);
     let epochs: number[] | undefined = [];
     if (policy.tags.length > 0) epochs = await this.tagEpochs(policy.tags);
     const token = randomBytes(12).toString('base64url');
-    const outcome = await waitForFillLock(this.store, this.health, entry, token, this.settings);
+    const outcome = await waitForFillLock(this.store, this.health, entry, token, this.settings, force);
     if (outcome.kind === 'locked') return this.load(entry, loader, policy, keep, epochs, token);
     if (outcome.kind === 'entry') {
       const found = await this.interpret(entry, outcome.raw, undefined);
@@ -265,7 +335,7 @@ export class CacheEngine {
         if (epochs === undefined || !this.health.available()) return;
         const token = randomBytes(12).toString('base64url');
         // Lock only: one instance refreshes, the others keep serving what they have.
-        const reply = await this.store.fillLock(entry, token, this.settings.lockTtlMs, false);
+        const reply = await this.store.fillLock(entry, token, this.settings.lockTtlMs, 'lock');
         if (reply.kind !== 'locked') return;
         this.health.stats.refreshes++;
         await this.load(entry, loader, policy, keep, epochs, token, true);

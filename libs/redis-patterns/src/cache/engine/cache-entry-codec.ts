@@ -31,7 +31,7 @@ export class CacheEntryCodec {
   encode(value: unknown, policy: EntryPolicy, deltaMs: number): string | Promise<string> {
     const codec = policy.codec ?? this.settings.codec;
     if (policy.codec) this.register(codec);
-    const payload = encodeEntry(value, policy.staleMs, deltaMs, { codec, compression: this.settings.compression });
+    const payload = encodeEntry(value, policy, deltaMs, { codec, compression: this.settings.compression });
     return typeof payload === 'string' ? this.checkSize(payload) : payload.then((compressed) => this.checkSize(compressed));
   }
 

@@ -19,6 +19,13 @@ export interface CacheStats {
   staleHits: number;
   /** Loader (or method) runs on a miss. */
   loads: number;
+  /**
+   * Calls answered with a value past its fresh TTL because the loader failed (`graceMs`), ran past a timeout
+   * (`softTimeoutMs`, `hardTimeoutMs`), or failed a moment ago and waits for `cache.graceRetryMs`.
+   */
+  graceAnswers: number;
+  /** Calls that stopped waiting for their loader at `hardTimeoutMs` with no value to answer (`CacheLoadTimeoutError`). */
+  loadTimeouts: number;
   /** Background refreshes started (stale-while-revalidate or early refresh). */
   refreshes: number;
   /** Redis calls that failed or timed out; the caller was served from the source. */
@@ -49,6 +56,8 @@ export class CacheHealth {
     misses: 0,
     staleHits: 0,
     loads: 0,
+    graceAnswers: 0,
+    loadTimeouts: 0,
     refreshes: 0,
     errors: 0,
     bypassed: 0,

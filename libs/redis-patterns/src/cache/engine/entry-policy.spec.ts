@@ -37,6 +37,26 @@ describe('entry policy', () => {
       staleMs: 2000,
       beta: 1,
       tags: ['a', 'b'],
+      graceMs: 0,
+      softTimeoutMs: 0,
+      hardTimeoutMs: 0,
     });
+  });
+
+  it('takes the grace window and loader timeouts of a call, else the module defaults, and checks them', () => {
+    const module = { ...defaults, graceMs: 30_000, softTimeoutMs: 100, hardTimeoutMs: 2_000 };
+    expect(buildPolicy(undefined, module)).toMatchObject({ graceMs: 30_000, softTimeoutMs: 100, hardTimeoutMs: 2_000 });
+    expect(buildPolicy({ ttl: 1 }, module)).toMatchObject({ graceMs: 30_000, softTimeoutMs: 100, hardTimeoutMs: 2_000 });
+    expect(buildPolicy({ graceMs: 0, hardTimeoutMs: 50, softTimeoutMs: 0 }, module)).toMatchObject({
+      graceMs: 0,
+      softTimeoutMs: 0,
+      hardTimeoutMs: 50,
+    });
+    expect(() => buildPolicy({ graceMs: -1 }, defaults)).toThrow(/options\.graceMs/);
+    expect(() => buildPolicy({ hardTimeoutMs: 1.5 }, defaults)).toThrow(/options\.hardTimeoutMs/);
+    expect(() => buildPolicy({ softTimeoutMs: 600_001 }, defaults)).toThrow(/options\.softTimeoutMs/);
+    // A soft timeout at or past the hard one would never fire.
+    expect(() => buildPolicy({ softTimeoutMs: 2_000 }, module)).toThrow(/options\.softTimeoutMs.*below hardTimeoutMs \(2000\)/);
+    expect(() => buildPolicy({ forceFresh: 'yes' as unknown as boolean }, defaults)).toThrow(/options\.forceFresh/);
   });
 });

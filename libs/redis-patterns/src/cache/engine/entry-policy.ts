@@ -12,6 +12,12 @@ export interface EntryPolicy {
   readonly staleMs: number;
   /** XFetch β for probabilistic early refresh (0 = off). */
   readonly beta: number;
+  /** Grace window after the stale window, ms: the value kept to answer when a load fails (0 = none). */
+  readonly graceMs: number;
+  /** With a stale or grace value at hand, answer with it when the loader has run this long, ms (0 = off). */
+  readonly softTimeoutMs: number;
+  /** Stop waiting for the loader after this long, ms (0 = off). */
+  readonly hardTimeoutMs: number;
   readonly tags: readonly string[];
   /** Read through the in-process near cache (L1) when it is configured. */
   readonly near?: boolean;
@@ -35,6 +41,12 @@ export interface EntryOptions {
   tags?: readonly string[];
   /** How this entry's value is encoded (default: the module's `cache.codec`); see {@link CacheCodec}. */
   codec?: CacheCodec;
+  /**
+   * Grace window in ms (default `cache.graceMs`, 0 = off): the entry is kept this long past its fresh TTL and stale
+   * window, and when the loader throws, its last value is answered (status `'stale'`) instead of the error; the key's
+   * loader is then tried again after `cache.graceRetryMs`, not on every call.
+   */
+  graceMs?: number;
 }
 
 /** Options of `wrap` (and `@Cacheable`): cache-aside with stampede control. */
@@ -53,15 +65,40 @@ export interface WrapOptions extends EntryOptions {
   earlyRefresh?: boolean | number;
   /** Read through the near cache (L1) for this call: default `cache.nearCache.enabled`. */
   nearCache?: boolean;
+  /**
+   * Soft timeout in ms (default `cache.softTimeoutMs`, 0 = off): with a stale or grace value at hand, answer with it
+   * once the loader has run this long; the load goes on in the background and refreshes the entry.
+   */
+  softTimeoutMs?: number;
+  /**
+   * Hard timeout in ms (default `cache.hardTimeoutMs`, 0 = off): stop waiting for the loader after this long and
+   * answer with the grace value, or reject with `CacheLoadTimeoutError`. The load goes on, and may still fill the
+   * entry for later calls.
+   */
+  hardTimeoutMs?: number;
+  /**
+   * Skip the read and run the loader (a refresh): the result replaces the entry. Concurrent calls of the key still
+   * share one load, in this process and across instances (a call that finds another instance loading the key takes
+   * that load's result).
+   */
+  forceFresh?: boolean;
+}
+
+/** The module's defaults of a call's policy (`cache` section). */
+export interface PolicyDefaults {
+  readonly ttlMs: number;
+  readonly jitter: number;
+  readonly near?: boolean;
+  readonly graceMs?: number;
+  readonly softTimeoutMs?: number;
+  readonly hardTimeoutMs?: number;
 }
 
 /** Validates per-call options (throws InvalidArgumentError naming the field) and builds the policy. */
-export function buildPolicy(
-  options: WrapOptions | undefined,
-  defaults: { ttlMs: number; jitter: number; near?: boolean },
-  argument = 'options',
-): EntryPolicy {
-  if (options === undefined) return { ttlMs: defaults.ttlMs, jitter: defaults.jitter, staleMs: 0, beta: 0, tags: [], near: defaults.near };
+export function buildPolicy(options: WrapOptions | undefined, defaults: PolicyDefaults, argument = 'options'): EntryPolicy {
+  const { graceMs = 0, softTimeoutMs = 0, hardTimeoutMs = 0 } = defaults;
+  if (options === undefined)
+    return { ttlMs: defaults.ttlMs, jitter: defaults.jitter, staleMs: 0, beta: 0, tags: [], near: defaults.near, graceMs, softTimeoutMs, hardTimeoutMs };
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError(argument, 'expected an object');
   const ttlOf = typeof options.ttl === 'function' ? (options.ttl as (value: unknown) => unknown) : undefined;
   const ttlMs = options.ttl === undefined || ttlOf ? defaults.ttlMs : seconds(options.ttl, `${argument}.ttl`, false);
@@ -75,7 +112,8 @@ export function buildPolicy(
   if (options.nearCache !== undefined && typeof options.nearCache !== 'boolean')
     throw new InvalidArgumentError(`${argument}.nearCache`, 'expected true or false');
   const near = options.nearCache ?? defaults.near;
-  let policy: EntryPolicy = { ttlMs, jitter: defaults.jitter, staleMs, beta, tags: checkTags(options.tags, `${argument}.tags`), near };
+  const loader = loaderWindows(options, { graceMs, softTimeoutMs, hardTimeoutMs }, argument);
+  let policy: EntryPolicy = { ttlMs, jitter: defaults.jitter, staleMs, beta, tags: checkTags(options.tags, `${argument}.tags`), near, ...loader };
   if (ttlOf) policy = { ...policy, ttlOf };
   if (options.codec !== undefined) {
     const problem = codecProblem(options.codec);
@@ -83,6 +121,37 @@ export function buildPolicy(
     policy = { ...policy, codec: options.codec };
   }
   return policy;
+}
+
+/** Longest grace window, ms: as long as the longest TTL. */
+const MAX_GRACE_MS = MAX_TTL_SECONDS * 1000;
+/** Longest loader timeout, ms: a loader longer than ten minutes is not one a caller waits for. */
+const MAX_LOADER_TIMEOUT_MS = 600_000;
+
+// The grace window and the loader's timeouts of a call: its own, else the module's; a soft timeout must come before
+// the hard one (it would never fire).
+function loaderWindows(
+  options: WrapOptions,
+  defaults: Pick<EntryPolicy, 'graceMs' | 'softTimeoutMs' | 'hardTimeoutMs'>,
+  argument: string,
+): Pick<EntryPolicy, 'graceMs' | 'softTimeoutMs' | 'hardTimeoutMs'> {
+  const ms = (field: 'graceMs' | 'softTimeoutMs' | 'hardTimeoutMs', max: number): number => {
+    const value = options[field];
+    if (value === undefined) return defaults[field];
+    if (!Number.isInteger(value) || value < 0 || value > max)
+      throw new InvalidArgumentError(`${argument}.${field}`, `expected a whole number of ms from 0 (off) to ${max}`);
+    return value;
+  };
+  const windows = {
+    graceMs: ms('graceMs', MAX_GRACE_MS),
+    softTimeoutMs: ms('softTimeoutMs', MAX_LOADER_TIMEOUT_MS),
+    hardTimeoutMs: ms('hardTimeoutMs', MAX_LOADER_TIMEOUT_MS),
+  };
+  if (windows.softTimeoutMs > 0 && windows.hardTimeoutMs > 0 && windows.softTimeoutMs >= windows.hardTimeoutMs)
+    throw new InvalidArgumentError(`${argument}.softTimeoutMs`, `expected a timeout below hardTimeoutMs (${windows.hardTimeoutMs})`);
+  if (options.forceFresh !== undefined && typeof options.forceFresh !== 'boolean')
+    throw new InvalidArgumentError(`${argument}.forceFresh`, 'expected true or false');
+  return windows;
 }
 
 /** The fresh TTL of one write, ms: the policy's, or what its TTL function answers for `value` (validated). */

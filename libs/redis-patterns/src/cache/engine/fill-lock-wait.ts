@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { attemptUntil, type Refusal } from '../../lease/backoff';
-import type { CacheStore, FillLockReply } from '../cache.store';
+import type { CacheStore, FillLockMode, FillLockReply } from '../cache.store';
 import type { CacheHealth } from './cache-health';
 
 /** What ends the wait for a fill lock: the lock, the entry, or Redis failing (load without the lock). */
@@ -19,6 +19,10 @@ const FILL_LOCK_POLL = { retryDelayMs: 5, maxRetryDelayMs: 200 } as const;
  * kernel's backoff (never longer than the holder's lock lives) until its value appears, its lock goes (then this
  * call may take it), or `waitMs` ends. Resolves with the lock, the entry, `busy` past the wait, or `unavailable` when
  * Redis fails (reported through `health`, never thrown): the caller then loads without the lock.
+ *
+ * `force` (a forced refresh) does not take the entry there is: it takes the lock, or, while another instance holds
+ * it, waits for that load's result (the entry once the lock is gone), so a forced refresh joins a running load rather
+ * than starting a second one.
  */
 export function waitForFillLock(
   store: CacheStore,
@@ -26,11 +30,14 @@ export function waitForFillLock(
   entry: string,
   token: string,
   lock: { readonly lockTtlMs: number; readonly lockWaitMs: number },
+  force = false,
 ): Promise<FillAttempt> {
+  let mode: FillLockMode = force ? 'lock' : 'entry';
   const attempt = async (): Promise<FillAttempt> => {
     if (!health.writable()) return FILL_UNAVAILABLE;
     try {
-      const reply = await store.fillLock(entry, token, lock.lockTtlMs, true);
+      const reply = await store.fillLock(entry, token, lock.lockTtlMs, mode);
+      if (force) mode = 'after-holder';
       health.succeeded();
       return reply.kind === 'busy' ? { kind: 'busy', reason: 'busy', retryAfterMs: reply.lockPttl } : reply;
     } catch (error) {

@@ -1,13 +1,16 @@
 import type { MemoryKeyspace } from '../../core/memory/memory-keyspace';
-import { type CacheStore, type ChangeWatch, type FillLockReply, isEntryKey, type TakenTag } from '../cache.store';
+import { type CacheStore, type ChangeWatch, type FillLockMode, type FillLockReply, isEntryKey, type TakenTag } from '../cache.store';
 import type { CacheKeys } from '../engine/cache-keys';
 import type { InvalidationSink } from '../near/invalidation-listener';
 
 /** The marker `del` leaves on the fill lock (see the fill-lock and write scripts). */
 const DEL_MARKER = '~';
 
-/** The stale window of an entry, from its header `1:<flags>:<staleMs>:` (as the fill-lock script reads it). */
-const STALE_HEADER = /^1:[A-Za-z]*:(\d+):/;
+/**
+ * The stale and grace windows of an entry, from its header `<layout>:<flags>:<staleMs>[g<graceMs>]:` (as the
+ * fill-lock script reads it).
+ */
+const WINDOWS_HEADER = /^\d:[A-Za-z]*:(\d+)g?(\d*):/;
 
 /**
  * The cache in memory (`connection: 'memory://'`), for unit tests: the same keys, TTLs and replies as
@@ -43,18 +46,20 @@ export class MemoryCacheStore implements CacheStore {
     return settle(() => entries.map((entry) => this.read(entry)));
   }
 
-  fillLock(entry: string, token: string, lockTtlMs: number, acceptEntry: boolean): Promise<FillLockReply> {
+  fillLock(entry: string, token: string, lockTtlMs: number, mode: FillLockMode): Promise<FillLockReply> {
     return settle((): FillLockReply => {
-      const raw = acceptEntry ? this.read(entry) : null;
-      if (raw !== null) {
-        const pttl = this.keyspace.pttl(entry);
-        const staleMs = Number(STALE_HEADER.exec(raw)?.[1] ?? 0);
-        // An entry inside its stale window is not served here: the caller is about to refresh it.
-        if (pttl < 0 || pttl > staleMs) return { kind: 'entry', raw };
-      }
       const lock = this.keys.lock(entry);
       const holder = this.keyspace.get<string>(lock);
-      if (holder === undefined || holder === DEL_MARKER) {
+      const free = holder === undefined || holder === DEL_MARKER;
+      const raw = mode === 'entry' || (mode === 'after-holder' && free) ? this.read(entry) : null;
+      if (raw !== null) {
+        const pttl = this.keyspace.pttl(entry);
+        const windows = WINDOWS_HEADER.exec(raw);
+        const tailMs = Number(windows?.[1] ?? 0) + Number(windows?.[2] || 0);
+        // An entry inside its stale or grace window is not served here: the caller is about to refresh it.
+        if (pttl < 0 || pttl > tailMs) return { kind: 'entry', raw };
+      }
+      if (free) {
         this.keyspace.set(lock, token, lockTtlMs);
         return { kind: 'locked' };
       }

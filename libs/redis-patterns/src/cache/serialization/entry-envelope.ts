@@ -12,14 +12,17 @@ import { decodeValue, encodeValue } from './value-codec';
  * - `flags`: `t` the JSON holds typed values (Date, BigInt, …) that need reviving; `b` the payload is base64 bytes (a
  *   binary codec's output, or compressed); `z` / `g` compressed with brotli / gzip; `s` the codec's output was text
  *   (restored as text after decompression).
- * - `staleMs`: the stale-while-revalidate window at the end of the key's TTL. The key's TTL in Redis is
- *   fresh + stale, so "is it stale?" is `PTTL <= staleMs`: decided by the server's clock, not ours (invariant 3).
+ * - `staleMs`: the stale-while-revalidate window, written `<staleMs>` or, with a grace window, `<staleMs>g<graceMs>`.
+ *   The key's TTL in Redis is fresh + stale + grace, so "is it fresh?" is `PTTL > staleMs + graceMs` and "is it only
+ *   a grace value?" is `PTTL <= graceMs`: decided by the server's clock, not ours (invariant 3).
  * - `deltaMs`: how long the loader took, for probabilistic early refresh (XFetch).
  * - `format`: the codec that wrote the payload ({@link CacheCodec.format}).
  */
 export interface DecodedEntry {
   readonly value: unknown;
   readonly staleMs: number;
+  /** The grace window at the very end of the key's TTL: the value is kept only to answer when a load fails. */
+  readonly graceMs: number;
   readonly deltaMs: number;
   /**
    * An estimate of the heap the decoded value takes: the UTF-16 size of the text it was parsed from, or the byte
@@ -44,8 +47,15 @@ export interface EntryReader {
  * Serializes a value with its header; throws CacheSerializationError (or the codec's error) for values that cannot be
  * stored. Synchronous for the built-in codec below the compression threshold; a promise when it compresses.
  */
-export function encodeEntry(value: unknown, staleMs: number, deltaMs: number, format: EntryFormat): string | Promise<string> {
+export function encodeEntry(
+  value: unknown,
+  windows: { readonly staleMs: number; readonly graceMs: number },
+  deltaMs: number,
+  format: EntryFormat,
+): string | Promise<string> {
   const { codec, compression } = format;
+  // Without a grace window the header is what it always was: entries stay readable by earlier versions.
+  const staleMs = windows.graceMs > 0 ? `${windows.staleMs}g${windows.graceMs}` : windows.staleMs;
   if (codec === JSON_CACHE_CODEC) {
     const { json, typed } = encodeValue(value);
     const flags = typed ? 't' : '';
@@ -78,6 +88,18 @@ async function compressed(bytes: Buffer, compression: CompressionSettings): Prom
   return Math.ceil(packed.length / 3) * 4 < bytes.length ? packed.toString('base64') : undefined;
 }
 
+// The header's window field, `<staleMs>` or `<staleMs>g<graceMs>` (NaN for anything else: not one of ours).
+function windowsOf(raw: string, start: number, end: number): { staleMs: number; graceMs: number } {
+  if (end === start + 1 && raw.charCodeAt(start) === 48) return NO_WINDOWS;
+  // Only the header's field is searched: the payload after it may be long.
+  let g = start;
+  while (g < end && raw.charCodeAt(g) !== 103 /* 'g' */) g++;
+  if (g === end) return { staleMs: Number(raw.slice(start, end)), graceMs: 0 };
+  return { staleMs: g === start ? Number.NaN : Number(raw.slice(start, g)), graceMs: g + 1 === end ? Number.NaN : Number(raw.slice(g + 1, end)) };
+}
+
+const NO_WINDOWS = { staleMs: 0, graceMs: 0 } as const;
+
 function toBuffer(data: Uint8Array): Buffer {
   return Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 }
@@ -93,13 +115,13 @@ export function decodeEntry(raw: string, reader: EntryReader): DecodedEntry | un
   const b = raw.indexOf(':', a + 1);
   const c = raw.indexOf(':', b + 1);
   if (a < 0 || b < 0 || c < 0) return undefined;
-  const staleMs = b === a + 2 && raw.charCodeAt(a + 1) === 48 ? 0 : Number(raw.slice(a + 1, b));
+  const { staleMs, graceMs } = windowsOf(raw, a + 1, b);
   const deltaMs = c === b + 2 && raw.charCodeAt(b + 1) === 48 ? 0 : Number(raw.slice(b + 1, c));
-  if (!Number.isFinite(staleMs) || !Number.isFinite(deltaMs)) return undefined;
+  if (!Number.isFinite(staleMs) || !Number.isFinite(graceMs) || !Number.isFinite(deltaMs)) return undefined;
   if (layout === 49) {
     const typed = a > 2 && raw.charCodeAt(2) === 116; /* 't' */
     try {
-      return { value: decodeValue(raw.slice(c + 1), typed), staleMs, deltaMs, decodedBytes: (raw.length - c - 1) * 2 };
+      return { value: decodeValue(raw.slice(c + 1), typed), staleMs, graceMs, deltaMs, decodedBytes: (raw.length - c - 1) * 2 };
     } catch {
       return undefined;
     }
@@ -116,7 +138,7 @@ export function decodeEntry(raw: string, reader: EntryReader): DecodedEntry | un
         codec === JSON_CACHE_CODEC
           ? decodeValue(typeof data === 'string' ? data : data.toString('utf8'), flags.includes('t'))
           : codec.decode(data);
-      return { value, staleMs, deltaMs, decodedBytes: typeof data === 'string' ? data.length * 2 : data.length };
+      return { value, staleMs, graceMs, deltaMs, decodedBytes: typeof data === 'string' ? data.length * 2 : data.length };
     } catch {
       return undefined;
     }

@@ -5,7 +5,7 @@ import { decodeValue, encodeValue } from './value-codec';
 
 const JSON_ONLY = { codec: JSON_CACHE_CODEC };
 const reader = { codecs: new CodecRegistry(), maxDecodedBytes: 1 << 20 };
-const encode = (value: unknown, staleMs = 0, deltaMs = 0) => encodeEntry(value, staleMs, deltaMs, JSON_ONLY) as string;
+const encode = (value: unknown, staleMs = 0, deltaMs = 0) => encodeEntry(value, { staleMs: staleMs, graceMs: 0 }, deltaMs, JSON_ONLY) as string;
 const decode = (raw: string) => decodeEntry(raw, reader) as DecodedEntry | undefined;
 const roundTrip = (value: unknown) => decode(encode(value))!.value;
 
@@ -70,7 +70,7 @@ describe('cache value codec', () => {
   });
 
   it('keeps the stale window and loader duration in the header', () => {
-    expect(decode(encode({ a: 1 }, 1500, 42))).toEqual({ value: { a: 1 }, staleMs: 1500, deltaMs: 42, decodedBytes: 14 });
+    expect(decode(encode({ a: 1 }, 1500, 42))).toEqual({ value: { a: 1 }, staleMs: 1500, graceMs: 0, deltaMs: 42, decodedBytes: 14 });
   });
 });
 
