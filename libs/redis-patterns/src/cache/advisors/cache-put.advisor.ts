@@ -18,13 +18,7 @@ export class CachePutAdvisor implements MethodAdvisor<CachePutOptions> {
     const options = checkDecoratorKeys('CachePut', method, raw, KNOWN) as CachePutOptions;
     const path = (field: string) => optionPath('CachePut', method, field);
     const engine = this.cache.engine;
-    const policy = decoratorPolicy(
-      'CachePut',
-      method,
-      options,
-      this.cache.defaults,
-      engine.health,
-    );
+    const policy = decoratorPolicy('CachePut', method, options, this.cache.defaults, engine.health);
     if (policy.codec) engine.entries.register(policy.codec);
     const keyOf = compileKey(options.key, this.cache.keys, method, path('key'));
     const tagsOf = compileTags(options.tags, path('tags'));

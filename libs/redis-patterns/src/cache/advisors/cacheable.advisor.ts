@@ -47,13 +47,7 @@ export class CacheableAdvisor implements MethodAdvisor<CacheableOptions> {
     const options = checkDecoratorKeys('Cacheable', method, raw, KNOWN) as CacheableOptions;
     const path = (field: string) => optionPath('Cacheable', method, field);
     const engine = this.cache.engine;
-    const base = decoratorPolicy(
-      'Cacheable',
-      method,
-      options,
-      this.cache.defaults,
-      engine.health,
-    );
+    const base = decoratorPolicy('Cacheable', method, options, this.cache.defaults, engine.health);
     const policy = this.cache.nearPolicy(base, options.nearCache, path('nearCache'));
     // Entries of this method's codec are readable through CacheService too.
     if (policy.codec) engine.entries.register(policy.codec);

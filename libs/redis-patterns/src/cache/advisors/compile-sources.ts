@@ -116,7 +116,10 @@ export function guard<T>(check: () => T, path: string, value: unknown): T {
 export function decoratorPolicy(
   decorator: string,
   method: AdvisedMethod,
-  options: Pick<WrapOptions, 'ttlMs' | 'staleTtl' | 'staleTtlMs' | 'earlyRefresh' | 'codec' | 'graceMs' | 'softTimeoutMs' | 'hardTimeoutMs'> & {
+  options: Pick<
+    WrapOptions,
+    'ttlMs' | 'staleTtl' | 'staleTtlMs' | 'earlyRefresh' | 'codec' | 'graceMs' | 'softTimeoutMs' | 'hardTimeoutMs'
+  > & {
     ttl?: unknown;
   },
   defaults: PolicyDefaults,
@@ -125,7 +128,10 @@ export function decoratorPolicy(
   try {
     const { ttl, ttlMs, staleTtl, staleTtlMs, earlyRefresh, codec, graceMs, softTimeoutMs, hardTimeoutMs } = options;
     const policy = buildPolicy(
-      secondsSpelling({ ttl, ttlMs, staleTtl, staleTtlMs, earlyRefresh, codec, graceMs, softTimeoutMs, hardTimeoutMs }, 'options') as WrapOptions,
+      secondsSpelling(
+        { ttl, ttlMs, staleTtl, staleTtlMs, earlyRefresh, codec, graceMs, softTimeoutMs, hardTimeoutMs },
+        'options',
+      ) as WrapOptions,
       defaults,
       'options',
     );

@@ -152,7 +152,12 @@ export class CacheEngine {
 
   // A load raced against its timeouts and answered from `fallback` when it fails or runs late. The load itself is
   // never abandoned: it goes on in its flight (later calls join it) and fills the entry when it finishes.
-  private guarded<T>(entry: string, flight: Promise<Fetched<T>>, policy: EntryPolicy, fallback: FoundEntry | undefined): Promise<Fetched<T>> {
+  private guarded<T>(
+    entry: string,
+    flight: Promise<Fetched<T>>,
+    policy: EntryPolicy,
+    fallback: FoundEntry | undefined,
+  ): Promise<Fetched<T>> {
     const { softTimeoutMs, hardTimeoutMs } = policy;
     // The soft timeout needs a value to answer with; without one, only the hard timeout ends the wait.
     const timeoutMs = fallback !== undefined && softTimeoutMs > 0 ? softTimeoutMs : hardTimeoutMs;
@@ -256,7 +261,13 @@ export class CacheEngine {
     await withDeadline(Promise.allSettled(running), timeoutMs, () => undefined);
   }
 
-  private async fill<T>(entry: string, loader: () => Promise<T>, policy: EntryPolicy, keep: StorePredicate | undefined, force: boolean): Promise<Fetched<T>> {
+  private async fill<T>(
+    entry: string,
+    loader: () => Promise<T>,
+    policy: EntryPolicy,
+    keep: StorePredicate | undefined,
+    force: boolean,
+  ): Promise<Fetched<T>> {
     // Redis failed a moment ago (this call's read, most likely): go to the source without another deadline.
     if (!this.health.writable()) return this.load(entry, loader, policy, keep, undefined, undefined);
     let epochs: number[] | undefined = [];

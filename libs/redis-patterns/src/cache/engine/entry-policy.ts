@@ -98,7 +98,17 @@ export interface PolicyDefaults {
 export function buildPolicy(options: WrapOptions | undefined, defaults: PolicyDefaults, argument = 'options'): EntryPolicy {
   const { graceMs = 0, softTimeoutMs = 0, hardTimeoutMs = 0 } = defaults;
   if (options === undefined)
-    return { ttlMs: defaults.ttlMs, jitter: defaults.jitter, staleMs: 0, beta: 0, tags: [], near: defaults.near, graceMs, softTimeoutMs, hardTimeoutMs };
+    return {
+      ttlMs: defaults.ttlMs,
+      jitter: defaults.jitter,
+      staleMs: 0,
+      beta: 0,
+      tags: [],
+      near: defaults.near,
+      graceMs,
+      softTimeoutMs,
+      hardTimeoutMs,
+    };
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError(argument, 'expected an object');
   const ttlOf = typeof options.ttl === 'function' ? (options.ttl as (value: unknown) => unknown) : undefined;
   const ttlMs = options.ttl === undefined || ttlOf ? defaults.ttlMs : seconds(options.ttl, `${argument}.ttl`, false);
@@ -113,7 +123,15 @@ export function buildPolicy(options: WrapOptions | undefined, defaults: PolicyDe
     throw new InvalidArgumentError(`${argument}.nearCache`, 'expected true or false');
   const near = options.nearCache ?? defaults.near;
   const loader = loaderWindows(options, { graceMs, softTimeoutMs, hardTimeoutMs }, argument);
-  let policy: EntryPolicy = { ttlMs, jitter: defaults.jitter, staleMs, beta, tags: checkTags(options.tags, `${argument}.tags`), near, ...loader };
+  let policy: EntryPolicy = {
+    ttlMs,
+    jitter: defaults.jitter,
+    staleMs,
+    beta,
+    tags: checkTags(options.tags, `${argument}.tags`),
+    near,
+    ...loader,
+  };
   if (ttlOf) policy = { ...policy, ttlOf };
   if (options.codec !== undefined) {
     const problem = codecProblem(options.codec);

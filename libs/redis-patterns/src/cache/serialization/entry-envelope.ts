@@ -95,7 +95,10 @@ function windowsOf(raw: string, start: number, end: number): { staleMs: number; 
   let g = start;
   while (g < end && raw.charCodeAt(g) !== 103 /* 'g' */) g++;
   if (g === end) return { staleMs: Number(raw.slice(start, end)), graceMs: 0 };
-  return { staleMs: g === start ? Number.NaN : Number(raw.slice(start, g)), graceMs: g + 1 === end ? Number.NaN : Number(raw.slice(g + 1, end)) };
+  return {
+    staleMs: g === start ? Number.NaN : Number(raw.slice(start, g)),
+    graceMs: g + 1 === end ? Number.NaN : Number(raw.slice(g + 1, end)),
+  };
 }
 
 const NO_WINDOWS = { staleMs: 0, graceMs: 0 } as const;

@@ -5,7 +5,8 @@ import { decodeValue, encodeValue } from './value-codec';
 
 const JSON_ONLY = { codec: JSON_CACHE_CODEC };
 const reader = { codecs: new CodecRegistry(), maxDecodedBytes: 1 << 20 };
-const encode = (value: unknown, staleMs = 0, deltaMs = 0) => encodeEntry(value, { staleMs: staleMs, graceMs: 0 }, deltaMs, JSON_ONLY) as string;
+const encode = (value: unknown, staleMs = 0, deltaMs = 0) =>
+  encodeEntry(value, { staleMs: staleMs, graceMs: 0 }, deltaMs, JSON_ONLY) as string;
 const decode = (raw: string) => decodeEntry(raw, reader) as DecodedEntry | undefined;
 const roundTrip = (value: unknown) => decode(encode(value))!.value;
 

@@ -51,6 +51,8 @@ const GRAPHQL_CODES: Readonly<Record<number, string>> = {
   429: 'RATE_LIMITED',
   409: 'CONFLICT',
   503: 'SERVICE_UNAVAILABLE',
+  // A cached resolver whose loader ran past its hard timeout, with nothing to answer from.
+  504: 'GATEWAY_TIMEOUT',
   // A malformed idempotency key (400) and a key reused with another payload (422) are the caller's input.
   400: 'BAD_USER_INPUT',
   422: 'BAD_USER_INPUT',
