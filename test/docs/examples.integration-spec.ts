@@ -2,6 +2,7 @@
 // says the code does. The modules read REDIS_URL when they are imported, so each is imported after the server is up.
 import { type INestApplication, Module, type Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
+import { Redis } from 'ioredis';
 import request from 'supertest';
 import { LockService, RateLimitDeniedError, SemaphoreService } from 'nestjs-redis-patterns';
 import type { StandaloneTopology } from '../harness/topologies';
@@ -86,6 +87,87 @@ describe('docs/caching.md', () => {
       () => 'an L1 hit',
     );
     expect(await settings.flags()).toEqual({ checkout: true });
+  });
+});
+
+describe('docs/caching.md: a cache that survives its loader', () => {
+  let examples: typeof import('../../docs/examples/caching/loader-protection');
+  let app: INestApplication;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    examples = load<typeof import('../../docs/examples/caching/loader-protection')>('../../docs/examples/caching/loader-protection');
+    app = await start(examples.AppModule);
+    redis = new Redis(server.url);
+  });
+
+  afterAll(() => {
+    redis?.disconnect();
+    delete process.env.RATES_REFRESH_TOKEN;
+  });
+
+  /** Moves a rate's entry past its fresh TTL, into its grace window, as the passing of a minute would. */
+  async function expire(currency: string): Promise<void> {
+    const [key] = await redis.keys(`fx:cache:*${currency}*`);
+    await redis.pexpire(key, 3_600_000);
+  }
+
+  it('answers from grace (STALE) while the API fails, and without calling it again until graceRetryMs', async () => {
+    const http = request(app.getHttpServer());
+    const api = app.get(examples.RatesApi);
+    const first = await http.get('/rates/EUR').timeout(5000).expect(200);
+    expect(first.headers['x-cache']).toBe('MISS');
+    await expire('EUR');
+    api.down = true;
+    const calls = api.calls;
+    for (let i = 0; i < 2; i++) {
+      const graced = await http.get('/rates/EUR').timeout(5000).expect(200);
+      expect(graced.headers['x-cache']).toBe('STALE');
+      expect(graced.body).toEqual(first.body);
+    }
+    expect(api.calls).toBe(calls + 1);
+    api.down = false;
+  });
+
+  it('answers with the older rate at the soft timeout, and the slow call refreshes the entry', async () => {
+    const http = request(app.getHttpServer());
+    const api = app.get(examples.RatesApi);
+    const first = await http.get('/rates/USD').timeout(5000).expect(200);
+    await expire('USD');
+    api.delayMs = 1000;
+    const started = performance.now();
+    const soft = await http.get('/rates/USD').timeout(5000).expect(200);
+    expect(performance.now() - started).toBeLessThan(900);
+    expect([soft.headers['x-cache'], soft.body]).toEqual(['STALE', first.body]);
+    api.delayMs = 0;
+    await waitFor(
+      async () => (await http.get('/rates/USD').timeout(5000)).headers['x-cache'] === 'HIT',
+      5000,
+      () => 'the refreshed USD rate',
+    );
+  });
+
+  it('answers 504 at the hard timeout when no rate is at hand', async () => {
+    const api = app.get(examples.RatesApi);
+    api.delayMs = 2500;
+    try {
+      const timedOut = await request(app.getHttpServer()).get('/rates/GBP').timeout(5000).expect(504);
+      expect(timedOut.body).toMatchObject({ statusCode: 504, error: 'Gateway Timeout' });
+    } finally {
+      api.delayMs = 0;
+    }
+  });
+
+  it('refreshes on an operator token only, and RatesService.refresh replaces the entry', async () => {
+    process.env.RATES_REFRESH_TOKEN = 'ops-secret';
+    const http = request(app.getHttpServer());
+    await http.get('/rates/CHF').timeout(5000).expect(200);
+    expect((await http.get('/rates/CHF').set('x-refresh-token', 'guess').timeout(5000)).headers['x-cache']).toBe('HIT');
+    const forced = await http.get('/rates/CHF').set('x-refresh-token', 'ops-secret').timeout(5000).expect(200);
+    expect(forced.headers['x-cache']).toBe('MISS');
+    const rates = app.get(examples.RatesService);
+    const refreshed = await rates.refresh('CHF');
+    expect(await rates.rate('CHF')).toEqual({ value: refreshed, status: 'hit' });
   });
 });
 
