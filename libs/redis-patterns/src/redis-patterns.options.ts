@@ -3,6 +3,7 @@ import { validateLockOptions, type LockOptions } from './lease/lease.options';
 import { validateIdempotencyOptions, type IdempotencyOptions } from './idempotency/idempotency.options';
 import { validatePubSubOptions, type PubSubOptions } from './messaging/pubsub.options';
 import { validateStreamsOptions, type StreamsOptions } from './messaging/streams.options';
+import { validateWriteBehindOptions, type WriteBehindOptions } from './cache/write-behind/write-behind.options';
 import { validateRateLimitOptions, type RateLimitOptions } from './rate-limit/rate-limit.options';
 import { validateCappedListOptions, type CappedListOptions } from './structures/capped-list.options';
 import { validateLeaderboardOptions, type LeaderboardOptions } from './structures/leaderboard.options';
@@ -24,6 +25,7 @@ export interface PatternSections {
   uniqueCounter?: UniqueCounterOptions;
   cappedList?: CappedListOptions;
   idempotency?: IdempotencyOptions;
+  writeBehind?: WriteBehindOptions;
 }
 
 /** The validator of every section, keyed by the section's option name. Each pattern owns its validator. */
@@ -38,6 +40,7 @@ export const PATTERN_SECTION_VALIDATORS: { readonly [K in keyof Required<Pattern
   uniqueCounter: validateUniqueCounterOptions,
   cappedList: validateCappedListOptions,
   idempotency: validateIdempotencyOptions,
+  writeBehind: validateWriteBehindOptions,
 };
 
 /**

@@ -14,6 +14,9 @@ import { CACHE_STORE, RedisCacheStore } from './cache.store';
 import { CacheKeys } from './engine/cache-keys';
 import { MemoryCacheStore } from './memory/memory-cache.store';
 import { CacheService } from './cache.service';
+import { resolveWriteBehindSettings, WRITE_BEHIND_SETTINGS } from './write-behind/write-behind.options';
+import { WriteBehindService } from './write-behind/write-behind.service';
+import { WriteBehindWriterExplorer } from './write-behind/write-behind-writer.explorer';
 
 /** The providers (services, advisors, guards) of this pattern; the module provides and exports them all. */
 export const CACHE_PROVIDERS: Provider[] = [
@@ -34,9 +37,16 @@ export const CACHE_PROVIDERS: Provider[] = [
           }),
     inject: [RESOLVED_OPTIONS, CACHE_SETTINGS, RedisConnections, KeyBuilder],
   },
+  {
+    provide: WRITE_BEHIND_SETTINGS,
+    useFactory: (options: ResolvedRedisPatternsOptions) => resolveWriteBehindSettings(options.writeBehind),
+    inject: [RESOLVED_OPTIONS],
+  },
   CacheRuntime,
   CacheService,
   CacheableAdvisor,
   CachePutAdvisor,
   CacheEvictAdvisor,
+  WriteBehindService,
+  WriteBehindWriterExplorer,
 ];

@@ -1,0 +1,61 @@
+import { optionsSection, type SectionField } from '../../core/options/options-section';
+
+/**
+ * Options of the `writeBehind` section of RedisPatternsModuleOptions: how the write-behind queues of the cache are
+ * partitioned and flushed. Queues use the cache's connection (a write and its entry change in one step there).
+ */
+export interface WriteBehindOptions {
+  /** Name of the connection (default: the cache's). */
+  connection?: string;
+  /**
+   * Streams each queue is split into (default 8), each in its own slot on a cluster; a key always goes to the same
+   * one. Changing it while writes are pending can reorder them: drain first.
+   */
+  partitions?: number;
+  /** Most changes handed to a writer at once (default 100). */
+  batchSize?: number;
+  /** How often each instance collects pending changes, in ms (default 1000): a write reaches its writer within about this. */
+  delayMs?: number;
+  /** Failed writes are tried again after this long, in ms (default 2000). */
+  retryDelayMs?: number;
+  /** Attempts a change gets before it is dead-lettered with its value and error (default 5). */
+  maxAttempts?: number;
+  /**
+   * TTL of a partition's lease, in ms (default 30000): kept alive while its instance flushes, so an instance that
+   * stops (crashes) mid-flush hands its partitions over after at most this long.
+   */
+  leaseTtlMs?: number;
+  /** Approximate length cap of a queue's dead-letter stream (default 10000). */
+  deadLetterMaxLength?: number;
+}
+
+/** The `writeBehind` section with every default applied. */
+export interface WriteBehindSettings {
+  readonly connection?: string;
+  readonly partitions: number;
+  readonly batchSize: number;
+  readonly delayMs: number;
+  readonly retryDelayMs: number;
+  readonly maxAttempts: number;
+  readonly leaseTtlMs: number;
+  readonly deadLetterMaxLength: number;
+}
+
+const SECTION = optionsSection<WriteBehindSettings>({
+  partitions: { number: { min: 1, max: 1024, integer: true }, default: 8 },
+  batchSize: { number: { min: 1, max: 10_000, integer: true }, default: 100 },
+  delayMs: { number: { min: 1, max: 3_600_000, integer: true, unit: 'ms' }, default: 1000 },
+  retryDelayMs: { number: { min: 1, max: 3_600_000, integer: true, unit: 'ms' }, default: 2000 },
+  maxAttempts: { number: { min: 1, max: 1_000_000, integer: true }, default: 5 },
+  leaseTtlMs: { number: { min: 100, max: 3_600_000, integer: true, unit: 'ms' }, default: 30_000 },
+  deadLetterMaxLength: { number: { min: 1, integer: true }, default: 10_000 },
+} satisfies Record<Exclude<keyof WriteBehindSettings, 'connection'>, SectionField>);
+
+/** Applies the defaults to a validated `writeBehind` section. */
+export const resolveWriteBehindSettings: (section?: WriteBehindOptions) => WriteBehindSettings = SECTION.resolve;
+
+/** Validates the `writeBehind` section at startup; every error names the offending option. */
+export const validateWriteBehindOptions = SECTION.validate;
+
+/** Injection token of the resolved {@link WriteBehindSettings}. */
+export const WRITE_BEHIND_SETTINGS = Symbol('WriteBehindSettings');

@@ -1,0 +1,204 @@
+import { Injectable, type INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import {
+  CacheService,
+  NoRedisInMemoryModeError,
+  RedisPatternsModule,
+  type WriteBehindChange,
+  WriteBehindService,
+  WriteBehindWriter,
+} from 'nestjs-redis-patterns';
+import { rawClient, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
+import { connectionOf } from '../../support/backends';
+
+/** The data source behind the cache: what the writer saved, per key, and every batch it was handed. */
+class RecordingSource {
+  readonly rows = new Map<string, { value: unknown; version: string }>();
+  readonly batches: Array<ReadonlyArray<WriteBehindChange>> = [];
+  /** Versions applied per key, in the order they were applied. */
+  readonly applied = new Map<string, string[]>();
+  failuresLeft = 0;
+  alwaysFail = false;
+
+  save(changes: ReadonlyArray<WriteBehindChange>): void {
+    if (this.alwaysFail || this.failuresLeft > 0) {
+      this.failuresLeft--;
+      throw new Error('database unavailable');
+    }
+    this.batches.push(changes);
+    for (const { key, value, version } of changes) {
+      this.rows.set(key, { value, version });
+      this.applied.set(key, [...(this.applied.get(key) ?? []), version]);
+    }
+  }
+}
+
+@Injectable()
+class OrdersWriter {
+  static source = new RecordingSource();
+
+  @WriteBehindWriter('orders')
+  async save(changes: ReadonlyArray<WriteBehindChange>): Promise<void> {
+    OrdersWriter.source.save(changes);
+  }
+}
+
+const FAST = { delayMs: 30, retryDelayMs: 30, partitions: 4, leaseTtlMs: 2000 };
+
+async function startApp(topology: TopologyName | 'memory', prefix: string, writeBehind: Record<string, unknown> = {}, withWriter = true) {
+  const moduleRef = await Test.createTestingModule({
+    imports: [
+      RedisPatternsModule.forRoot({ connection: connectionOf(topology), keyPrefix: prefix, writeBehind: { ...FAST, ...writeBehind } }),
+    ],
+    providers: withWriter ? [OrdersWriter] : [],
+  }).compile();
+  const app = moduleRef.createNestApplication({ logger: false });
+  await app.init();
+  return app;
+}
+
+/** Stream id order: `<ms>-<seq>`. */
+function ascending(versions: string[]): boolean {
+  const parsed = versions.map((v) => v.split('-').map(BigInt));
+  return parsed.every((v, i) => i === 0 || v[0] > parsed[i - 1][0] || (v[0] === parsed[i - 1][0] && v[1] > parsed[i - 1][1]));
+}
+
+describe.each<TopologyName>(['standalone', 'cluster'])('write-behind caching on %s', (topology) => {
+  let app: INestApplication;
+  let writeBehind: WriteBehindService;
+  let prefix: string;
+
+  beforeEach(async () => {
+    OrdersWriter.source = new RecordingSource();
+    prefix = uniquePrefix(`write-behind-${topology}`);
+    app = await startApp(topology, prefix, { maxAttempts: 3 });
+    writeBehind = app.get(WriteBehindService);
+  });
+
+  afterEach(() => app?.close());
+
+  it('reads its own writes from the cache before the flush, then the writer gets the last value with its version', async () => {
+    await app.close();
+    // No flush until the application closes (its drain flushes).
+    app = await startApp(topology, prefix, { delayMs: 60_000 });
+    writeBehind = app.get(WriteBehindService);
+    await writeBehind.write('orders', 'order:1', { total: 10 });
+    await writeBehind.write('orders', 'order:1', { total: 20 });
+    await writeBehind.write('orders', 'order:1', { total: 30 });
+    expect(await app.get(CacheService).get('order:1')).toEqual({ total: 30 });
+    expect(await writeBehind.get('order:1')).toEqual({ total: 30 });
+    expect(await writeBehind.pending('orders')).toBe(3);
+    expect(OrdersWriter.source.batches).toHaveLength(0);
+    await app.close();
+    // Three writes between flushes reach the writer as one change, the last, with the last version.
+    const source = OrdersWriter.source;
+    expect(source.rows.get('order:1')?.value).toEqual({ total: 30 });
+    expect(source.applied.get('order:1')).toHaveLength(1);
+    expect(source.rows.get('order:1')?.version).toMatch(/^\d+-\d+$/);
+  });
+
+  it('applies the changes of every key in the order they were written, in batches of at most batchSize', async () => {
+    await app.close();
+    app = await startApp(topology, prefix, { batchSize: 3 });
+    writeBehind = app.get(WriteBehindService);
+    const last = new Map<string, number>();
+    for (let i = 0; i < 60; i++) {
+      const key = `order:${i % 7}`;
+      await writeBehind.write('orders', key, { n: i });
+      last.set(key, i);
+    }
+    await waitFor(
+      async () => (await writeBehind.pending('orders')) === 0,
+      10_000,
+      () => 'every change flushed',
+    );
+    const source = OrdersWriter.source;
+    for (const [key, n] of last) {
+      expect(source.rows.get(key)?.value).toEqual({ n });
+      expect(ascending(source.applied.get(key)!)).toBe(true);
+    }
+    expect(Math.max(...source.batches.map((batch) => batch.length))).toBeLessThanOrEqual(3);
+  });
+
+  it('retries a failing writer, then dead-letters what keeps failing, with its value and error', async () => {
+    const source = OrdersWriter.source;
+    source.failuresLeft = 1;
+    await writeBehind.write('orders', 'order:retry', { ok: true });
+    await waitFor(
+      () => source.rows.has('order:retry'),
+      5000,
+      () => 'the retried flush',
+    );
+    expect(writeBehind.stats('orders')).toMatchObject({ retried: 1 });
+
+    source.alwaysFail = true;
+    await writeBehind.write('orders', 'order:poison', { bad: true });
+    await waitFor(
+      async () => (await writeBehind.pending('orders')) === 0,
+      10_000,
+      () => 'the change dead-lettered',
+    );
+    expect(writeBehind.stats('orders')).toMatchObject({ deadLettered: 1 });
+    const redis = rawClient(topology);
+    try {
+      const letters = (await redis.xrange(`${prefix}:write-behind-dlq:orders`, '-', '+')) as Array<[string, string[]]>;
+      const fields = Object.fromEntries(letters[0][1].flatMap((value, i, all) => (i % 2 === 0 ? [[value, all[i + 1]]] : [])));
+      expect(fields).toMatchObject({ queue: 'orders', key: 'order:poison', error: 'Error: database unavailable' });
+      expect(fields.entry).toContain('"bad":true');
+    } finally {
+      redis.disconnect();
+    }
+    // The cache still answers with the value written.
+    expect(await writeBehind.get('order:poison')).toEqual({ bad: true });
+  });
+
+  it('flushes what is pending when the application closes', async () => {
+    await app.close();
+    app = await startApp(topology, prefix, { delayMs: 60_000 });
+    writeBehind = app.get(WriteBehindService);
+    await writeBehind.write('orders', 'order:closing', { last: true });
+    await app.close();
+    expect(OrdersWriter.source.rows.get('order:closing')?.value).toEqual({ last: true });
+  });
+
+  it('shares the work between instances, each key still applied in order and none lost', async () => {
+    const other = await startApp(topology, prefix);
+    try {
+      const instances = [writeBehind, other.get(WriteBehindService)];
+      const last = new Map<string, number>();
+      await Promise.all(
+        Array.from({ length: 4 }, async (_, worker) => {
+          for (let i = 0; i < 50; i++) {
+            const n = worker * 1000 + i;
+            const key = `order:${n % 20}`;
+            await instances[n % 2].write('orders', key, { n });
+            last.set(key, Math.max(last.get(key) ?? -1, n));
+          }
+        }),
+      );
+      await waitFor(
+        async () => (await writeBehind.pending('orders')) === 0,
+        15_000,
+        () => 'every change flushed',
+      );
+      const source = OrdersWriter.source;
+      for (const versions of source.applied.values()) expect(ascending(versions)).toBe(true);
+      // Concurrent writers of one key: the write that landed last is what the cache holds, and the source agrees.
+      for (const key of last.keys()) expect(source.rows.get(key)?.value).toEqual(await writeBehind.get(key));
+      expect(source.rows.size).toBe(20);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('write-behind in memory mode', () => {
+  it('refuses clearly: it needs a Redis server', async () => {
+    const app = await startApp('memory', uniquePrefix('write-behind-memory'), {}, false);
+    try {
+      await expect(app.get(WriteBehindService).write('orders', 'k', 1)).rejects.toBeInstanceOf(NoRedisInMemoryModeError);
+    } finally {
+      await app.close();
+    }
+  });
+});
