@@ -4,10 +4,9 @@ import { type INestApplication, Module, type Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { LockService, RateLimitDeniedError, SemaphoreService } from 'nestjs-redis-patterns';
-import type { StandaloneTopology } from '../harness/topologies';
-import { privateServer, waitFor } from '../support/redis-env';
+import { privateServer, type RedisServerProcess, waitFor } from '../support/redis-env';
 
-let server: StandaloneTopology;
+let server: RedisServerProcess;
 const apps: INestApplication[] = [];
 
 beforeAll(async () => {
