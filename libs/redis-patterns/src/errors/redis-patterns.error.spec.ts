@@ -19,6 +19,7 @@ const SAMPLES: Record<string, () => Error> = {
   RedisRefusedError: () => new api.RedisRefusedError('evalsha', 'NOPERM', 'NOPERM no permission'),
   RedisHealthCheckError: () => new api.RedisHealthCheckError('Redis is down', {}),
   CacheValueTooLargeError: () => new api.CacheValueTooLargeError(2048, 1024),
+  CacheLoadTimeoutError: () => new api.CacheLoadTimeoutError(2000),
   CacheSerializationError: () => new api.CacheSerializationError('value.when', 'a function'),
   UncacheableArgumentError: () => new UncacheableArgumentError('argument 0', 'function'),
   RateLimitDeniedError: () => new api.RateLimitDeniedError('Reports.list', 'exceeded', { decision }),
