@@ -1,15 +1,16 @@
 import { Injectable, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import {
+  CachePut,
   CacheService,
-  NoRedisInMemoryModeError,
+  InvalidOptionsError,
   RedisPatternsModule,
   type WriteBehindChange,
   WriteBehindService,
   WriteBehindWriter,
 } from 'nestjs-redis-patterns';
-import { rawClient, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
-import { connectionOf } from '../../support/backends';
+import { uniquePrefix, waitFor } from '../../support/redis-env';
+import { type BackendName, connectionOf } from '../../support/backends';
 
 /** The data source behind the cache: what the writer saved, per key, and every batch it was handed. */
 class RecordingSource {
@@ -43,14 +44,23 @@ class OrdersWriter {
   }
 }
 
+@Injectable()
+class CartsService {
+  // The decorator form: the method returns what to store; the queue's writer saves it later.
+  @CachePut({ key: (id: string) => `cart:${id}`, ttlMs: 60_000, writeBehind: 'orders' })
+  async update(id: string, items: string[]): Promise<{ id: string; items: string[] }> {
+    return { id, items };
+  }
+}
+
 const FAST = { delayMs: 30, retryDelayMs: 30, partitions: 4, leaseTtlMs: 2000 };
 
-async function startApp(topology: TopologyName | 'memory', prefix: string, writeBehind: Record<string, unknown> = {}, withWriter = true) {
+async function startApp(topology: BackendName, prefix: string, writeBehind: Record<string, unknown> = {}, withWriter = true) {
   const moduleRef = await Test.createTestingModule({
     imports: [
       RedisPatternsModule.forRoot({ connection: connectionOf(topology), keyPrefix: prefix, writeBehind: { ...FAST, ...writeBehind } }),
     ],
-    providers: withWriter ? [OrdersWriter] : [],
+    providers: withWriter ? [OrdersWriter, CartsService] : [],
   }).compile();
   const app = moduleRef.createNestApplication({ logger: false });
   await app.init();
@@ -63,7 +73,7 @@ function ascending(versions: string[]): boolean {
   return parsed.every((v, i) => i === 0 || v[0] > parsed[i - 1][0] || (v[0] === parsed[i - 1][0] && v[1] > parsed[i - 1][1]));
 }
 
-describe.each<TopologyName>(['standalone', 'cluster'])('write-behind caching on %s', (topology) => {
+describe.each<BackendName>(['standalone', 'cluster', 'memory'])('write-behind caching on %s', (topology) => {
   let app: INestApplication;
   let writeBehind: WriteBehindService;
   let prefix: string;
@@ -139,17 +149,24 @@ describe.each<TopologyName>(['standalone', 'cluster'])('write-behind caching on 
       () => 'the change dead-lettered',
     );
     expect(writeBehind.stats('orders')).toMatchObject({ deadLettered: 1 });
-    const redis = rawClient(topology);
-    try {
-      const letters = (await redis.xrange(`${prefix}:write-behind-dlq:orders`, '-', '+')) as Array<[string, string[]]>;
-      const fields = Object.fromEntries(letters[0][1].flatMap((value, i, all) => (i % 2 === 0 ? [[value, all[i + 1]]] : [])));
-      expect(fields).toMatchObject({ queue: 'orders', key: 'order:poison', error: 'Error: database unavailable' });
-      expect(fields.entry).toContain('"bad":true');
-    } finally {
-      redis.disconnect();
-    }
+    const letters = await writeBehind.deadLetters('orders');
+    expect(letters).toHaveLength(1);
+    expect(letters[0]).toMatchObject({ key: 'order:poison', value: { bad: true }, error: 'Error: database unavailable' });
+    expect(letters[0].version).toMatch(/^\d+-\d+$/);
     // The cache still answers with the value written.
     expect(await writeBehind.get('order:poison')).toEqual({ bad: true });
+  });
+
+  it('writes behind from @CachePut({ writeBehind }): cached at once, saved by the writer', async () => {
+    const carts = app.get(CartsService);
+    expect(await carts.update('7', ['book'])).toEqual({ id: '7', items: ['book'] });
+    expect(await app.get(CacheService).get('cart:7')).toEqual({ id: '7', items: ['book'] });
+    await waitFor(
+      () => OrdersWriter.source.rows.has('cart:7'),
+      5000,
+      () => 'the cart saved by the writer',
+    );
+    expect(OrdersWriter.source.rows.get('cart:7')?.value).toEqual({ id: '7', items: ['book'] });
   });
 
   it('flushes what is pending when the application closes', async () => {
@@ -160,6 +177,21 @@ describe.each<TopologyName>(['standalone', 'cluster'])('write-behind caching on 
     await app.close();
     expect(OrdersWriter.source.rows.get('order:closing')?.value).toEqual({ last: true });
   });
+});
+
+// In memory each application has a keyspace of its own: sharing needs a server.
+describe.each<BackendName>(['standalone', 'cluster'])('write-behind shared by instances on %s', (topology) => {
+  let app: INestApplication;
+  let writeBehind: WriteBehindService;
+  let prefix: string;
+
+  beforeEach(async () => {
+    OrdersWriter.source = new RecordingSource();
+    app = await startApp(topology, (prefix = uniquePrefix(`write-behind-shared-${topology}`)));
+    writeBehind = app.get(WriteBehindService);
+  });
+
+  afterEach(() => app?.close());
 
   it('shares the work between instances, each key still applied in order and none lost', async () => {
     const other = await startApp(topology, prefix);
@@ -192,13 +224,22 @@ describe.each<TopologyName>(['standalone', 'cluster'])('write-behind caching on 
   });
 });
 
-describe('write-behind in memory mode', () => {
-  it('refuses clearly: it needs a Redis server', async () => {
-    const app = await startApp('memory', uniquePrefix('write-behind-memory'), {}, false);
-    try {
-      await expect(app.get(WriteBehindService).write('orders', 'k', 1)).rejects.toBeInstanceOf(NoRedisInMemoryModeError);
-    } finally {
-      await app.close();
+describe('@CachePut with writeBehind at startup', () => {
+  it('fails naming the option when the writer would get no key', async () => {
+    @Injectable()
+    class Keyless {
+      @CachePut({ writeBehind: 'orders' })
+      async save(): Promise<number> {
+        return 1;
+      }
     }
+    const moduleRef = await Test.createTestingModule({
+      imports: [RedisPatternsModule.forRoot({ connection: 'memory://', keyPrefix: uniquePrefix('wb-keyless') })],
+      providers: [Keyless],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await expect(app.init()).rejects.toThrow(InvalidOptionsError);
+    await expect(app.init()).rejects.toThrow(/Keyless\.save.*key/);
+    await app.close();
   });
 });

@@ -19,7 +19,7 @@ export { CacheLoadTimeoutError } from './cache-load-timeout.error';
 export { JSON_CACHE_CODEC } from './serialization/cache-codec';
 export type { CacheCodec } from './serialization/cache-codec';
 export type { CacheCompressionOptions } from './serialization/compression';
-export { WriteBehindService, type WriteBehindWriteOptions } from './write-behind/write-behind.service';
+export { type WriteBehindDeadLetter, WriteBehindService, type WriteBehindWriteOptions } from './write-behind/write-behind.service';
 export type { WriteBehindChange, WriteBehindStats, WriteBehindWriterFunction } from './write-behind/queue-flusher';
 export { WriteBehindWriter } from './write-behind/write-behind-writer.decorator';
 export type { WriteBehindOptions } from './write-behind/write-behind.options';

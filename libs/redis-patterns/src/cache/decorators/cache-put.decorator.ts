@@ -22,6 +22,12 @@ export interface CachePutOptions<A extends unknown[] = any[], R = any> {
   staleTtlMs?: number;
   /** Grace window in ms (default `cache.graceMs`), as for `@Cacheable` readers of the same key. */
   graceMs?: number;
+  /**
+   * Write behind instead of through: the result goes to the cache and to this queue's writer (`@WriteBehindWriter`),
+   * which saves it later in batches; the method itself then does not save it. Needs a `key` (the writer receives it);
+   * a write that fails rejects the call.
+   */
+  writeBehind?: string;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import { LockNotAcquiredError } from '../../lease/lock-not-acquired.error';
 import type { LockService } from '../../lock/lock.service';
 import type { RawEntry } from '../../messaging/stream-replies';
+import { idMs, newer } from './stream-id';
 import type { WriteBehindSettings } from './write-behind.options';
 import type { ChangeRecord, WriteBehindStore } from './write-behind.store';
 
@@ -224,17 +225,6 @@ export class QueueFlusher {
 
 function keyOf(entry: RawEntry): string | undefined {
   return entry.fields?.k;
-}
-
-function idMs(id: string): number {
-  return Number(id.slice(0, id.indexOf('-')));
-}
-
-/** Whether stream id `a` comes after stream id `b`. */
-function newer(a: string, b: string): boolean {
-  const [am, as] = a.split('-').map(Number);
-  const [bm, bs] = b.split('-').map(Number);
-  return am > bm || (am === bm && as > bs);
 }
 
 function describe(error: unknown): string {

@@ -10,7 +10,6 @@ import { RedisConnections } from '../../core/connections/redis-connections';
 import { KeyBuilder } from '../../core/keys/key-builder';
 import { withDeadline } from '../../core/time/with-deadline';
 import { InvalidArgumentError } from '../../errors/invalid-argument.error';
-import { NoRedisInMemoryModeError } from '../../errors/no-redis-in-memory-mode.error';
 import { LockService } from '../../lock/lock.service';
 import { RESOLVED_OPTIONS } from '../../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../../redis-patterns.options';
@@ -19,7 +18,8 @@ import { CacheRuntime } from '../cache.runtime';
 import { buildPolicy, checkKey } from '../engine/entry-policy';
 import { QueueFlusher, type WriteBehindStats, type WriteBehindWriterFunction } from './queue-flusher';
 import { WRITE_BEHIND_SETTINGS, type WriteBehindSettings } from './write-behind.options';
-import { WriteBehindStore } from './write-behind.store';
+import { MemoryWriteBehindStore } from './memory-write-behind.store';
+import { RedisWriteBehindStore, type WriteBehindStore } from './write-behind.store';
 
 export type { WriteBehindChange, WriteBehindStats, WriteBehindWriterFunction } from './queue-flusher';
 
@@ -29,6 +29,19 @@ export type { WriteBehindChange, WriteBehindStats, WriteBehindWriterFunction } f
  * two steps meets it.
  */
 const LANDING_MS = 10_000;
+
+/** A change the writer kept failing on, as {@link WriteBehindService.deadLetters} returns it. */
+export interface WriteBehindDeadLetter {
+  /** Its id in the dead-letter stream. */
+  readonly id: string;
+  readonly key: string;
+  /** The change's version. */
+  readonly version: string;
+  /** The value written (undefined when its entry cannot be decoded here). */
+  readonly value: unknown;
+  /** The writer's last error, as `Name: message`. */
+  readonly error: string;
+}
 
 /** Options of one {@link WriteBehindService.write}. */
 export interface WriteBehindWriteOptions {
@@ -57,7 +70,7 @@ export interface WriteBehindWriteOptions {
  */
 @Injectable()
 export class WriteBehindService implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly store?: WriteBehindStore;
+  private readonly store: WriteBehindStore;
   private readonly flushers = new Map<string, QueueFlusher>();
   private readonly logger: LoggerService;
   private bootstrapped = false;
@@ -73,7 +86,9 @@ export class WriteBehindService implements OnApplicationBootstrap, BeforeApplica
     connections: RedisConnections,
   ) {
     this.logger = options.logger ?? new Logger('RedisPatterns:WriteBehind');
-    if (!connections.memory) this.store = new WriteBehindStore(connections.executor(settings.connection ?? cacheSettings.connection));
+    this.store = connections.memory
+      ? new MemoryWriteBehindStore(connections.memory)
+      : new RedisWriteBehindStore(connections.executor(settings.connection ?? cacheSettings.connection));
   }
 
   /**
@@ -83,7 +98,7 @@ export class WriteBehindService implements OnApplicationBootstrap, BeforeApplica
    */
   async write(queue: string, key: string, value: unknown, options: WriteBehindWriteOptions = {}): Promise<void> {
     checkQueue(queue);
-    const store = this.redis();
+    const store = this.store;
     const user = checkKey(key);
     if (value === undefined) throw new InvalidArgumentError('value', 'expected a value (undefined is never cached)');
     const policy = buildPolicy(options.ttlMs === undefined ? undefined : { ttlMs: options.ttlMs }, this.runtime.defaults, 'options');
@@ -120,7 +135,7 @@ export class WriteBehindService implements OnApplicationBootstrap, BeforeApplica
     const engine = this.runtime.engine;
     const found = await engine.read(entry, false);
     if (found !== undefined) return found.value as T;
-    const record = await this.redis().record(this.recordOf(entry));
+    const record = await this.store.record(this.recordOf(entry));
     if (record?.payload === undefined) return undefined;
     const decoded = await engine.entries.decode(record.payload);
     return decoded?.value as T | undefined;
@@ -135,7 +150,7 @@ export class WriteBehindService implements OnApplicationBootstrap, BeforeApplica
     if (typeof writer !== 'function') throw new InvalidArgumentError('writer', 'expected a function (changes) => Promise<void>');
     if (this.flushers.has(queue)) throw new InvalidArgumentError('queue', `a writer is already registered for "${queue}"`);
     const flusher = new QueueFlusher(queue, writer as WriteBehindWriterFunction, {
-      store: this.redis(),
+      store: this.store,
       locks: this.locks,
       settings: this.settings,
       logger: this.logger,
@@ -154,10 +169,30 @@ export class WriteBehindService implements OnApplicationBootstrap, BeforeApplica
     return this.flushers.get(queue)?.stats();
   }
 
+  /**
+   * The oldest `count` (default 100) changes of `queue` that were dead-lettered after `maxAttempts` failed attempts,
+   * with the value written and the writer's last error. They stay in the dead-letter stream
+   * (`<prefix>:write-behind-dlq:<queue>`, capped at `deadLetterMaxLength`) for an operator to replay or discard.
+   */
+  async deadLetters(queue: string, count = 100): Promise<WriteBehindDeadLetter[]> {
+    checkQueue(queue);
+    const engine = this.runtime.engine;
+    const letters = await this.store.letters(this.keys.key('write-behind-dlq', queue), count);
+    return Promise.all(
+      letters.map(async ({ id, fields }) => ({
+        id,
+        key: fields?.key ?? '',
+        version: fields?.version ?? '',
+        value: fields?.entry === undefined ? undefined : (await engine.entries.decode(fields.entry))?.value,
+        error: fields?.error ?? '',
+      })),
+    );
+  }
+
   /** The changes of `queue` not yet settled (flushed or dead-lettered), over every partition. */
   async pending(queue: string): Promise<number> {
     checkQueue(queue);
-    const store = this.redis();
+    const store = this.store;
     const lengths = await Promise.all(
       Array.from({ length: this.settings.partitions }, (_, p) => store.length(this.partitionKey(queue, p))),
     );
@@ -175,11 +210,6 @@ export class WriteBehindService implements OnApplicationBootstrap, BeforeApplica
     const flushers = [...this.flushers.values()];
     await withDeadline(Promise.all(flushers.map((flusher) => flusher.drain())), this.options.shutdownTimeoutMs, () => undefined);
     for (const flusher of flushers) flusher.stop();
-  }
-
-  private redis(): WriteBehindStore {
-    if (!this.store) throw new NoRedisInMemoryModeError('Write-behind queues');
-    return this.store;
   }
 
   private recordOf(entry: string): string {

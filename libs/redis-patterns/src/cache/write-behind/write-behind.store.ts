@@ -12,10 +12,38 @@ export interface ChangeRecord {
 }
 
 /**
+ * Where write-behind keeps its announcements (one stream per partition) and change records (beside the cache
+ * entries). Every method rejects when the store cannot answer.
+ */
+export interface WriteBehindStore {
+  /** Announces a change of `key` on a partition; resolves with its id, the change's version. */
+  announce(stream: string, key: string): Promise<string>;
+  /** The atomic step of a write (1 written, 0 overtaken by a newer write, -1 announcement too old). */
+  write(entry: string, record: string, payload: string, ttlMs: number, version: string, maxAgeMs: number): Promise<number>;
+  record(record: string): Promise<ChangeRecord | undefined>;
+  /** Settles a record at `version` (1), unless a newer write replaced it (0). */
+  settle(record: string, version: string, state: 'flushed' | 'dead', keepMs: number): Promise<number>;
+  /** Counts a failed attempt; resolves with the attempts so far (-1: a newer write replaced the version). */
+  failed(record: string, version: string): Promise<number>;
+  /** The oldest `count` announcements of a partition, in order. */
+  head(stream: string, count: number): Promise<RawEntry[]>;
+  /** Removes settled announcements. */
+  remove(stream: string, ids: readonly string[]): Promise<number>;
+  /** The store's clock in ms: the clock that stamped the announcements' ids. */
+  timeMs(): Promise<number>;
+  /** Appends a dead letter (trimmed to about `maxLength`). */
+  deadLetter(stream: string, fields: readonly string[], maxLength: number): Promise<string>;
+  /** Unsettled announcements of a partition. */
+  length(stream: string): Promise<number>;
+  /** The oldest `count` entries of a dead-letter stream. */
+  letters(stream: string, count: number): Promise<RawEntry[]>;
+}
+
+/**
  * The Redis commands of write-behind, through the cache connection's executor: announcements on each partition
  * stream, and the change records beside the cache entries.
  */
-export class WriteBehindStore {
+export class RedisWriteBehindStore implements WriteBehindStore {
   constructor(private readonly redis: RedisExecutor) {}
 
   /** Announces a change of `key` on a partition; resolves with its id, the change's version. */
@@ -66,6 +94,10 @@ export class WriteBehindStore {
   /** Appends a dead letter (trimmed to about `maxLength`). */
   deadLetter(stream: string, fields: readonly string[], maxLength: number): Promise<string> {
     return this.redis.call('xadd', stream, 'MAXLEN', '~', maxLength, '*', fields);
+  }
+
+  letters(stream: string, count: number): Promise<RawEntry[]> {
+    return this.head(stream, count);
   }
 
   /** Unsettled announcements of a partition (pending or not yet delivered), for drains and gauges. */
