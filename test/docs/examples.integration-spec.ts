@@ -170,6 +170,24 @@ describe('docs/caching.md: a cache that survives its loader', () => {
   });
 });
 
+describe('docs/caching.md: write-behind', () => {
+  it('saves a cart in the cache at once, and in the database on the next flush, the newest version once', async () => {
+    const examples = load<typeof import('../../docs/examples/caching/write-behind')>('../../docs/examples/caching/write-behind');
+    const app = await start(examples.AppModule);
+    const carts = app.get(examples.CartsService);
+    const database = app.get(examples.CartRepository);
+    await carts.save('ada', { items: ['lamp'] });
+    await carts.save('ada', { items: ['lamp', 'desk'] });
+    expect(await carts.find('ada')).toEqual({ items: ['lamp', 'desk'] });
+    await waitFor(
+      () => database.rows.has('cart:ada'),
+      5000,
+      () => 'the flush',
+    );
+    expect(database.rows.get('cart:ada')?.cart).toEqual({ items: ['lamp', 'desk'] });
+  });
+});
+
 describe('docs/rate-limiting.md', () => {
   let examples: typeof import('../../docs/examples/rate-limiting/search');
   let app: INestApplication;
