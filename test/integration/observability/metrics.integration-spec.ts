@@ -11,6 +11,7 @@ import {
   RedisConnections,
   RedisPatternsModule,
   StreamsService,
+  WriteBehindService,
 } from 'nestjs-redis-patterns';
 import { libraryMeter } from '../../../libs/redis-patterns/src/core/telemetry/metrics';
 import { type BackendName, connectionOf, inspectKeys } from '../../support/backends';
@@ -28,7 +29,7 @@ class CollectingReader extends MetricReader {
   }
 }
 
-const ALLOWED_ATTRIBUTES = new Set(['result', 'outcome', 'limiter', 'operation', 'stream', 'group', 'connection', 'state']);
+const ALLOWED_ATTRIBUTES = new Set(['result', 'outcome', 'limiter', 'operation', 'stream', 'group', 'connection', 'state', 'queue']);
 
 /** An application of the module with an SDK registered before it was created, and sums of what it recorded. */
 function withMeteredApp(backend: BackendName, moduleOptions: () => Record<string, unknown> = () => ({})) {
@@ -241,6 +242,34 @@ describe('OpenTelemetry gauges of consumer groups (standalone)', () => {
       open();
       await consumer.stop();
     }
+  });
+});
+
+describe('OpenTelemetry metrics of write-behind queues (standalone)', () => {
+  const metered = withMeteredApp('standalone', () => ({ writeBehind: { delayMs: 20, retryDelayMs: 20, maxAttempts: 2 } }));
+
+  it('counts changes by outcome per queue, times the flush lag and gauges what is pending', async () => {
+    const writeBehind = metered.app.get(WriteBehindService);
+    let failing = true;
+    const saved: string[] = [];
+    writeBehind.registerWriter('otel-carts', (changes) => {
+      if (failing) throw new Error('database unavailable');
+      saved.push(...changes.map((change) => change.key));
+    });
+    await writeBehind.write('otel-carts', 'cart:1', { items: 1 });
+    const queue = { queue: 'otel-carts' };
+    expect(await metered.sum('redis_patterns.write_behind.pending', queue)).toBe(1);
+    await waitFor(
+      async () => (await metered.sum('redis_patterns.write_behind.changes', { ...queue, outcome: 'dead_lettered' })) === 1,
+      5000,
+    );
+    expect(await metered.sum('redis_patterns.write_behind.changes', { ...queue, outcome: 'retried' })).toBe(2);
+    failing = false;
+    await writeBehind.write('otel-carts', 'cart:2', { items: 2 });
+    await waitFor(() => saved.includes('cart:2'), 5000);
+    await waitFor(async () => (await metered.sum('redis_patterns.write_behind.changes', { ...queue, outcome: 'flushed' })) === 1, 5000);
+    expect(await metered.sum('redis_patterns.write_behind.flush.lag', queue)).toBe(1);
+    await waitFor(async () => (await metered.sum('redis_patterns.write_behind.pending', queue)) === 0, 5000);
   });
 });
 

@@ -24,6 +24,7 @@ import {
   type StreamMessage,
   StreamsService,
   WithLock,
+  WriteBehindService,
 } from 'nestjs-redis-patterns';
 import { libraryTracer } from '../../../libs/redis-patterns/src/core/telemetry/tracing';
 import { MemoryPubSubStore } from '../../../libs/redis-patterns/src/messaging/memory/memory-pubsub.store';
@@ -433,6 +434,39 @@ describe.each<TopologyName>(['standalone', 'cluster'])('Traces of Streams on %s'
     } finally {
       client.disconnect();
     }
+  });
+});
+
+describe.each<BackendName>(['standalone', 'memory'])('Traces of write-behind flushes on %s', (backend) => {
+  const tracing = withTracing();
+  let app: INestApplication;
+  beforeAll(async () => {
+    app = await startApp(backend, { writeBehind: { delayMs: 20, retryDelayMs: 20 } });
+  });
+  afterAll(() => app?.close());
+
+  it('runs each writer call in a span of its own trace, with the queue and the number of changes, failed when it throws', async () => {
+    const writeBehind = app.get(WriteBehindService);
+    let failures = 1;
+    const saved: string[] = [];
+    writeBehind.registerWriter('trace-carts', (changes) => {
+      if (failures-- > 0) throw new Error('database unavailable');
+      saved.push(...changes.map((change) => change.key));
+    });
+    // Written inside a request's span: the flush serves many requests and is not a child of this one.
+    await tracing.inSpan('request', () => writeBehind.write('trace-carts', 'cart:1', { items: 1 }));
+    await waitFor(() => saved.length === 1, 5000);
+    await waitFor(() => tracing.spans('redis_patterns.write_behind.flush').length === 2, 5000);
+    const [failed, flushed] = tracing.spans('redis_patterns.write_behind.flush');
+    expect(failed.status.code).toBe(SpanStatusCode.ERROR);
+    expect(flushed.status.code).not.toBe(SpanStatusCode.ERROR);
+    expect(flushed.attributes).toMatchObject({
+      'redis_patterns.write_behind.queue': 'trace-carts',
+      'redis_patterns.write_behind.changes': 1,
+    });
+    expect(flushed.parentSpanContext).toBeUndefined();
+    const request = tracing.exporter.getFinishedSpans().find((span) => span.name === 'request')!;
+    expect(flushed.spanContext().traceId).not.toBe(request.spanContext().traceId);
   });
 });
 

@@ -4,6 +4,8 @@ import type { LockService } from '../../lock/lock.service';
 import type { RawEntry } from '../../messaging/stream-replies';
 import { idMs, newer } from './stream-id';
 import type { WriteBehindSettings } from './write-behind.options';
+import type { WriteBehindMetrics } from './write-behind.metrics';
+import type { LibraryTracer } from '../../core/telemetry/tracing';
 import type { ChangeRecord, WriteBehindStore } from './write-behind.store';
 
 /** One change handed to a writer: the key's last written value since its previous flush. */
@@ -57,7 +59,12 @@ export interface QueueFlusherContext {
   decode(payload: string): Promise<unknown>;
   /** How long an announced write may take to land (see WriteBehindService). */
   readonly landingMs: number;
+  readonly metrics: WriteBehindMetrics;
+  readonly tracer: LibraryTracer;
 }
+
+/** The span of one writer call. */
+const FLUSH_SPAN = 'redis_patterns.write_behind.flush';
 
 /** A settled record keeps its version this long, so an older write landing late is refused. */
 const KEEP_SETTLED_MS = 10 * 60_000;
@@ -187,9 +194,10 @@ export class QueueFlusher {
     for (const change of undecodable) await this.deadLetter(change, 'its entry cannot be decoded (a codec this instance does not know)');
     const given = pending.filter((change) => !undecodable.includes(change));
     try {
-      if (changes.length > 0) await this.writer(changes, signal);
+      if (changes.length > 0) await this.traced(changes, p, signal);
     } catch (error) {
       this.counters.retried++;
+      this.ctx.metrics.changed(this.queue, 'retried', given.length);
       const attempts = await Promise.all(given.map((change) => store.failed(this.ctx.record(change.key), change.version)));
       let exhausted = 0;
       for (const [i, change] of given.entries()) {
@@ -208,8 +216,26 @@ export class QueueFlusher {
     this.backoff.delete(p);
     this.counters.batches++;
     this.counters.flushed += changes.length;
+    this.ctx.metrics.changed(this.queue, 'flushed', changes.length);
+    if (changes.length > 0) {
+      const oldest = Math.min(...changes.map((change) => idMs(change.version)));
+      this.ctx.metrics.flushed(this.queue, (await store.timeMs()) - oldest);
+    }
     await Promise.all(changes.map((change) => store.settle(this.ctx.record(change.key), change.version, 'flushed', KEEP_SETTLED_MS)));
     return true;
+  }
+
+  // With tracing live, each writer call runs in a span of its own (a flush starts its own trace: it serves the writes of
+  // many requests, none of which is its parent).
+  private traced(changes: WriteBehindChange[], p: number, signal: AbortSignal): Promise<void> {
+    const { tracer } = this.ctx;
+    if (!tracer.live) return Promise.resolve(this.writer(changes, signal));
+    const attributes = {
+      'redis_patterns.write_behind.queue': this.queue,
+      'redis_patterns.write_behind.partition': p,
+      'redis_patterns.write_behind.changes': changes.length,
+    };
+    return tracer.consume(FLUSH_SPAN, attributes, undefined, () => this.writer(changes, signal));
   }
 
   // Copy first, then settle: a failure in between leaves the change pending (dead-lettered twice, never lost).
@@ -219,6 +245,7 @@ export class QueueFlusher {
     await store.deadLetter(this.ctx.deadLetterStream, fields, settings.deadLetterMaxLength);
     await store.settle(this.ctx.record(change.key), change.version, 'dead', KEEP_SETTLED_MS);
     this.counters.deadLettered++;
+    this.ctx.metrics.changed(this.queue, 'dead_lettered', 1);
     this.ctx.logger.error?.(`Write-behind change of "${this.queue}" dead-lettered (${change.key}, version ${change.version}): ${error}`);
   }
 }

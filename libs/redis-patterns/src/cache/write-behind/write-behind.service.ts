@@ -16,6 +16,8 @@ import type { ResolvedRedisPatternsOptions } from '../../redis-patterns.options'
 import { CACHE_SETTINGS, type CacheSettings } from '../cache.options';
 import { CacheRuntime } from '../cache.runtime';
 import { buildPolicy, checkKey } from '../engine/entry-policy';
+import { libraryTracer } from '../../core/telemetry/tracing';
+import { WriteBehindMetrics } from './write-behind.metrics';
 import { QueueFlusher, type WriteBehindStats, type WriteBehindWriterFunction } from './queue-flusher';
 import { WRITE_BEHIND_SETTINGS, type WriteBehindSettings } from './write-behind.options';
 import { MemoryWriteBehindStore } from './memory-write-behind.store';
@@ -74,6 +76,10 @@ export class WriteBehindService implements OnApplicationBootstrap, BeforeApplica
   private readonly flushers = new Map<string, QueueFlusher>();
   private readonly logger: LoggerService;
   private bootstrapped = false;
+  private readonly metrics = new WriteBehindMetrics(() =>
+    Promise.all([...this.flushers.keys()].map(async (queue) => ({ queue, pending: await this.pending(queue) }))),
+  );
+  private readonly tracer = libraryTracer();
 
   /** Created by the module's dependency injection; not part of the public API. @internal */
   constructor(
@@ -159,6 +165,8 @@ export class WriteBehindService implements OnApplicationBootstrap, BeforeApplica
       record: (key) => this.recordOf(this.runtime.keys.entry(key)),
       decode: async (payload) => (await this.runtime.engine.entries.decode(payload))?.value,
       landingMs: LANDING_MS,
+      metrics: this.metrics,
+      tracer: this.tracer,
     });
     this.flushers.set(queue, flusher);
     if (this.bootstrapped) flusher.start();
@@ -210,6 +218,7 @@ export class WriteBehindService implements OnApplicationBootstrap, BeforeApplica
     const flushers = [...this.flushers.values()];
     await withDeadline(Promise.all(flushers.map((flusher) => flusher.drain())), this.options.shutdownTimeoutMs, () => undefined);
     for (const flusher of flushers) flusher.stop();
+    this.metrics.close();
   }
 
   private recordOf(entry: string): string {
