@@ -5,6 +5,8 @@ import { RedisPatternsModule } from 'nestjs-redis-patterns';
 import { AuthController } from './auth/auth.controller';
 import { LoginAttempts } from './auth/login-attempts';
 import { UserRepository } from './auth/user.repository';
+import { CartRepository } from './carts/cart.repository';
+import { CartsController, CartsWriter } from './carts/carts.controller';
 import { CatalogService } from './catalog/catalog.service';
 import { ProductRepository } from './catalog/product.repository';
 import { ProductsController } from './catalog/products.controller';
@@ -39,12 +41,14 @@ import { MetricsController } from './telemetry/metrics.controller';
         lock: { defaultTtlMs: 5000 },
         sessions: { defaultTtlMs: 1_800_000 },
         leaderboard: { defaultTtlMs: 30 * 86_400_000 },
+        writeBehind: { delayMs: 200, batchSize: 500 },
       }),
     }),
   ],
   controllers: [
     HealthController,
     ProductsController,
+    CartsController,
     AuthController,
     OrdersController,
     ScoresController,
@@ -56,6 +60,8 @@ import { MetricsController } from './telemetry/metrics.controller';
   providers: [
     ProductRepository,
     CatalogService,
+    CartRepository,
+    CartsWriter,
     UserRepository,
     LoginAttempts,
     OrderRepository,
