@@ -10,6 +10,7 @@ import { rateLimitGroup } from './rate-limit.suite';
 import { redisBenchmarkGroup } from './redis-benchmark.suite';
 import { clusterScalingGroup, scalingGroup } from './scaling.suite';
 import { streamsGroup } from './streams.suite';
+import { writeBehindGroup } from './write-behind.suite';
 import type { Suite } from './suite-context';
 
 /** Every suite, in report order. */
@@ -23,6 +24,7 @@ export const SUITES: Suite[] = [
   { id: 'semaphore', create: semaphoreGroup, sweep: true },
   { id: 'idempotency', create: idempotencyGroup, sweep: true },
   { id: 'streams', create: streamsGroup },
+  { id: 'write-behind', create: writeBehindGroup, sweep: true },
   { id: 'redis-benchmark', create: redisBenchmarkGroup },
   { id: 'latency', create: latencyGroup },
   { id: 'scaling', create: scalingGroup },

@@ -24,7 +24,8 @@ local current = redis.call('HGET', KEYS[2], 'v')
 if current and not newer(ARGV[3], current) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('HSET', KEYS[2], 'v', ARGV[3], 'p', ARGV[1], 's', 'pending', 'a', 0)
-redis.call('PERSIST', KEYS[2])
+-- A settled record of the key keeps a TTL; pending, it has none.
+if current then redis.call('PERSIST', KEYS[2]) end
 return 1
 `,
   { keys: 2, args: 4, prelude: STREAM_ID_NEWER },
