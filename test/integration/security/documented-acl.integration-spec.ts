@@ -18,8 +18,9 @@ import {
   SessionStore,
   StreamsService,
   UniqueCounter,
+  WriteBehindService,
 } from 'nestjs-redis-patterns';
-import { rawClient, uniquePrefix } from '../../support/redis-env';
+import { rawClient, uniquePrefix, waitFor } from '../../support/redis-env';
 
 /**
  * docs/security.md documents the ACL each pattern needs as fenced `acl <pattern>` blocks. Each pattern runs here as a
@@ -101,6 +102,24 @@ const exercises: Record<string, Exercise> = {
     await until(() => handled.length === 1);
     await consumer.stop();
   },
+  writeBehind: async (app, tag) => {
+    const writeBehind = app.get(WriteBehindService);
+    const saved: string[] = [];
+    let failing = false;
+    writeBehind.registerWriter('acl', (changes) => {
+      if (failing) throw new Error('database unavailable');
+      saved.push(...changes.map((change) => change.key));
+    });
+    await writeBehind.write('acl', `${tag}:w`, { n: 1 });
+    expect(await writeBehind.get(`${tag}:w`)).toEqual({ n: 1 });
+    await until(() => saved.includes(`${tag}:w`));
+    failing = true;
+    await writeBehind.write('acl', `${tag}:dead`, { n: 2 });
+    await until(() => writeBehind.stats('acl')?.deadLettered === 1);
+    expect((await writeBehind.deadLetters('acl')).map((letter) => letter.key)).toEqual([`${tag}:dead`]);
+    // The dead letter's announcement leaves its partition on the next round.
+    await waitFor(async () => (await writeBehind.pending('acl')) === 0, 5000);
+  },
   structures: async (app, tag) => {
     const sessions = app.get(SessionStore);
     const id = await sessions.create({ user: tag });
@@ -162,7 +181,13 @@ describe('docs/security.md: each pattern runs as a user with exactly its documen
       await admin.call('ACL', 'SETUSER', user, 'reset', 'on', '>pw', 'resetchannels', ...rules);
       const { port } = admin.options;
       const moduleRef = await Test.createTestingModule({
-        imports: [RedisPatternsModule.forRoot({ connection: `redis://${user}:pw@127.0.0.1:${port}`, keyPrefix: prefix })],
+        imports: [
+          RedisPatternsModule.forRoot({
+            connection: `redis://${user}:pw@127.0.0.1:${port}`,
+            keyPrefix: prefix,
+            writeBehind: { delayMs: 20, retryDelayMs: 20, maxAttempts: 1 },
+          }),
+        ],
       }).compile();
       const app = await moduleRef.init();
       apps.push(app);
