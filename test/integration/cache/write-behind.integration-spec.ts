@@ -4,6 +4,7 @@ import {
   CachePut,
   CacheService,
   InvalidOptionsError,
+  RedisConnections,
   RedisPatternsModule,
   type WriteBehindChange,
   WriteBehindService,
@@ -220,6 +221,50 @@ describe.each<BackendName>(['standalone', 'cluster'])('write-behind shared by in
       expect(source.rows.size).toBe(20);
     } finally {
       await other.close();
+    }
+  });
+});
+
+describe('write-behind after an instance stops mid-flush (standalone)', () => {
+  it("hands the stopped instance's partitions to another once their leases expire, and loses nothing", async () => {
+    const prefix = uniquePrefix('write-behind-takeover');
+    const [stopped, survivor] = await Promise.all([
+      startApp('standalone', prefix, { leaseTtlMs: 300 }, false),
+      startApp('standalone', prefix, { leaseTtlMs: 300 }, false),
+    ]);
+    let release: () => void = () => undefined;
+    try {
+      let calls = 0;
+      // The first instance takes batches and never finishes them; then its connection goes, as in a crash.
+      stopped.get(WriteBehindService).registerWriter('takeover', () => {
+        calls++;
+        return new Promise<void>((resolve) => (release = resolve));
+      });
+      const keys = Array.from({ length: 10 }, (_, i) => `row:${i}`);
+      for (const key of keys) await survivor.get(WriteBehindService).write('takeover', key, { key });
+      await waitFor(
+        () => calls > 0,
+        5000,
+        () => 'the first instance flushing',
+      );
+      stopped.get(RedisConnections).get().disconnect();
+      const saved = new Set<string>();
+      survivor.get(WriteBehindService).registerWriter('takeover', (changes) => {
+        for (const change of changes) saved.add(change.key);
+      });
+      await waitFor(
+        () => keys.every((key) => saved.has(key)),
+        10_000,
+        () => `every row saved by the survivor (${saved.size})`,
+      );
+      await waitFor(
+        async () => (await survivor.get(WriteBehindService).pending('takeover')) === 0,
+        5000,
+        () => 'nothing pending',
+      );
+    } finally {
+      release();
+      await Promise.all([stopped.close(), survivor.close()]);
     }
   });
 });
