@@ -106,14 +106,17 @@ export class QueueFlusher {
     return { ...this.counters };
   }
 
-  /** Flushes until nothing is left that this instance can flush now (shutdown; bounded by the caller's deadline). */
+  /**
+   * Flushes until nothing is left that this instance can flush now (shutdown; bounded by the caller's deadline). A
+   * partition whose writer is failing keeps its wait: retrying it in a loop would spend its attempts (and
+   * dead-letter its changes) within the deadline; it is left to another instance or the next start.
+   */
   async drain(): Promise<void> {
     this.stop();
     await this.running;
-    for (let rounds = 0; rounds < 1000; rounds++) {
-      this.backoff.clear();
-      if (!(await this.round())) return;
-    }
+    // Each round flushes at most a batch per partition: go on while there is progress (bounded, should a lost lease
+    // keep a round from removing what it settled).
+    for (let rounds = 0; rounds < 10_000 && (await this.round()); rounds++);
   }
 
   private schedule(): void {
