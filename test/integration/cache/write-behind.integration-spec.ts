@@ -225,6 +225,26 @@ describe.each<BackendName>(['standalone', 'cluster'])('write-behind shared by in
   });
 });
 
+describe.each<BackendName>(['standalone', 'cluster'])('write-behind at shutdown with a failing writer, on %s', (topology) => {
+  it('leaves the change pending for the next start rather than spending its attempts in the drain', async () => {
+    const prefix = uniquePrefix(`write-behind-drain-${topology}`);
+    OrdersWriter.source = new RecordingSource();
+    OrdersWriter.source.alwaysFail = true;
+    const app = await startApp(topology, prefix, { delayMs: 60_000, maxAttempts: 3 });
+    await app.get(WriteBehindService).write('orders', 'order:kept', { kept: true });
+    await app.close();
+    const next = await startApp(topology, prefix, { delayMs: 60_000 }, false);
+    try {
+      const writeBehind = next.get(WriteBehindService);
+      expect(await writeBehind.pending('orders')).toBe(1);
+      expect(await writeBehind.deadLetters('orders')).toEqual([]);
+      expect(await writeBehind.get('order:kept')).toEqual({ kept: true });
+    } finally {
+      await next.close();
+    }
+  });
+});
+
 describe('write-behind after an instance stops mid-flush (standalone)', () => {
   it("hands the stopped instance's partitions to another once their leases expire, and loses nothing", async () => {
     const prefix = uniquePrefix('write-behind-takeover');
