@@ -307,4 +307,20 @@ describe('@CachePut with writeBehind at startup', () => {
     await expect(app.init()).rejects.toThrow(/Keyless\.save.*key/);
     await app.close();
   });
+
+  it("fails naming writeBehind.connection when it is not the cache's (a write changes a cache entry)", async () => {
+    const url = connectionOf('standalone') as string;
+    await expect(
+      Test.createTestingModule({
+        imports: [
+          RedisPatternsModule.forRoot({
+            connection: url,
+            connections: { queue: url },
+            keyPrefix: uniquePrefix('wb-connection'),
+            writeBehind: { connection: 'queue' },
+          }),
+        ],
+      }).compile(),
+    ).rejects.toThrow(/writeBehind\.connection/);
+  });
 });

@@ -2,10 +2,10 @@ import { optionsSection, type SectionField } from '../../core/options/options-se
 
 /**
  * Options of the `writeBehind` section of RedisPatternsModuleOptions: how the write-behind queues of the cache are
- * partitioned and flushed. Queues use the cache's connection (a write and its entry change in one step there).
+ * partitioned and flushed. Queues live on the cache's connection (a write and its entry change in one step there).
  */
 export interface WriteBehindOptions {
-  /** Name of the connection (default: the cache's). */
+  /** Name of the connection: the cache's (the default, and the only one accepted: a write changes a cache entry). */
   connection?: string;
   /**
    * Streams each queue is split into (default 8), each in its own slot on a cluster; a key always goes to the same

@@ -6,22 +6,19 @@ import {
   type LoggerService,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { RedisConnections } from '../../core/connections/redis-connections';
 import { KeyBuilder } from '../../core/keys/key-builder';
 import { withDeadline } from '../../core/time/with-deadline';
 import { InvalidArgumentError } from '../../errors/invalid-argument.error';
 import { LockService } from '../../lock/lock.service';
 import { RESOLVED_OPTIONS } from '../../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../../redis-patterns.options';
-import { CACHE_SETTINGS, type CacheSettings } from '../cache.options';
 import { CacheRuntime } from '../cache.runtime';
 import { buildPolicy, checkKey } from '../engine/entry-policy';
 import { libraryTracer } from '../../core/telemetry/tracing';
 import { WriteBehindMetrics } from './write-behind.metrics';
 import { QueueFlusher, type WriteBehindStats, type WriteBehindWriterFunction } from './queue-flusher';
 import { WRITE_BEHIND_SETTINGS, type WriteBehindSettings } from './write-behind.options';
-import { MemoryWriteBehindStore } from './memory-write-behind.store';
-import { RedisWriteBehindStore, type WriteBehindStore } from './write-behind.store';
+import { WRITE_BEHIND_STORE, type WriteBehindStore } from './write-behind.store';
 
 export type { WriteBehindChange, WriteBehindStats, WriteBehindWriterFunction } from './queue-flusher';
 
@@ -72,7 +69,6 @@ export interface WriteBehindWriteOptions {
  */
 @Injectable()
 export class WriteBehindService implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly store: WriteBehindStore;
   private readonly flushers = new Map<string, QueueFlusher>();
   private readonly logger: LoggerService;
   private bootstrapped = false;
@@ -87,14 +83,10 @@ export class WriteBehindService implements OnApplicationBootstrap, BeforeApplica
     private readonly keys: KeyBuilder,
     private readonly locks: LockService,
     @Inject(WRITE_BEHIND_SETTINGS) private readonly settings: WriteBehindSettings,
-    @Inject(CACHE_SETTINGS) cacheSettings: CacheSettings,
+    @Inject(WRITE_BEHIND_STORE) private readonly store: WriteBehindStore,
     @Inject(RESOLVED_OPTIONS) private readonly options: ResolvedRedisPatternsOptions,
-    connections: RedisConnections,
   ) {
     this.logger = options.logger ?? new Logger('RedisPatterns:WriteBehind');
-    this.store = connections.memory
-      ? new MemoryWriteBehindStore(connections.memory)
-      : new RedisWriteBehindStore(connections.executor(settings.connection ?? cacheSettings.connection));
   }
 
   /**

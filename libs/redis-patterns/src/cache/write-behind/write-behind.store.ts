@@ -39,6 +39,9 @@ export interface WriteBehindStore {
   letters(stream: string, count: number): Promise<RawEntry[]>;
 }
 
+/** Injection token of write-behind's {@link WriteBehindStore}. */
+export const WRITE_BEHIND_STORE = Symbol('RedisPatterns:WriteBehindStore');
+
 /**
  * The Redis commands of write-behind, through the cache connection's executor: announcements on each partition
  * stream, and the change records beside the cache entries.

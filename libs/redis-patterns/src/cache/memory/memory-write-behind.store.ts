@@ -1,7 +1,7 @@
 import type { MemoryKeyspace } from '../../core/memory/memory-keyspace';
 import type { RawEntry } from '../../messaging/stream-replies';
-import { idMs, newer } from './stream-id';
-import type { ChangeRecord, WriteBehindStore } from './write-behind.store';
+import { idMs, newer } from '../write-behind/stream-id';
+import type { ChangeRecord, WriteBehindStore } from '../write-behind/write-behind.store';
 
 interface MemoryRecord {
   version: string;
