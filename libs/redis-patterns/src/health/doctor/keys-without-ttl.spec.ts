@@ -9,5 +9,10 @@ describe('documented TTL exceptions', () => {
     expect(isDocumentedException('other:stream:orders', 'rp')).toBe(false);
     expect(isDocumentedException('a.b:stream:s', 'a.b')).toBe(true);
     expect(isDocumentedException('axb:stream:s', 'a.b')).toBe(false);
+    expect(isDocumentedException('rp:write-behind:{carts:3}', 'rp')).toBe(true);
+    expect(isDocumentedException('rp:cache:{cart%3A7}:wb', 'rp')).toBe(true);
+    expect(isDocumentedException('rp:cache:{cart%3A7}', 'rp')).toBe(false);
+    expect(isDocumentedException('rp:write-behind-dlq:carts', 'rp')).toBe(true);
+    expect(isDocumentedException('rp:write-behind:carts', 'rp')).toBe(false);
   });
 });

@@ -9,12 +9,13 @@ function escapeRegExp(text: string): string {
 }
 
 /**
- * The documented exceptions to invariant 1: a lock's fencing counter (it must outlive every holder) and streams
- * (bounded by MAXLEN instead).
+ * The documented exceptions to invariant 1: a lock's fencing counter (it must outlive every holder), streams
+ * (bounded by MAXLEN instead, as write-behind's dead-letter streams are), and write-behind's partition streams and
+ * pending change records (they hold acknowledged writes until their writer has them: an expiry would lose them).
  */
 export function isDocumentedException(key: string, keyPrefix: string): boolean {
   const head = keyPrefix ? `${escapeRegExp(keyPrefix)}:` : '';
-  return new RegExp(`^${head}lock:\\{.*\\}:fence$`).test(key) || new RegExp(`^${head}stream:`).test(key);
+  return new RegExp(`^${head}(lock:\\{.*\\}:fence$|stream:|write-behind:\\{.*\\}$|write-behind-dlq:|cache:\\{.*\\}:wb$)`).test(key);
 }
 
 /**
