@@ -10,7 +10,11 @@ import {
   WriteBehindService,
   WriteBehindWriter,
 } from 'nestjs-redis-patterns';
-import { uniquePrefix, waitFor } from '../../support/redis-env';
+import type { Redis } from 'ioredis';
+import { rawClient, uniquePrefix, waitFor } from '../../support/redis-env';
+// The write script and the executor, internals by relative path: the spec plays a process that stopped mid-write.
+import { RedisExecutor } from '../../../libs/redis-patterns/src/core/scripts/redis-executor';
+import { WRITE_BEHIND_WRITE_SCRIPT } from '../../../libs/redis-patterns/src/cache/write-behind/scripts/write-behind-write.script';
 import { type BackendName, connectionOf } from '../../support/backends';
 
 /** The data source behind the cache: what the writer saved, per key, and every batch it was handed. */
@@ -285,6 +289,40 @@ describe('write-behind after an instance stops mid-flush (standalone)', () => {
     } finally {
       release();
       await Promise.all([stopped.close(), survivor.close()]);
+    }
+  });
+});
+
+describe('write-behind when a writing process stops between its two steps (standalone)', () => {
+  it('refuses a write whose announcement is too old, and gives up an announcement whose write never landed', async () => {
+    const prefix = uniquePrefix('write-behind-landing');
+    const app = await startApp('standalone', prefix, { partitions: 1 }, false);
+    const redis = rawClient('standalone') as Redis;
+    try {
+      const writeBehind = app.get(WriteBehindService);
+      const saved: string[] = [];
+      // An announcement from long ago with no change behind it: its writer died before the second step.
+      const partition = `${prefix}:write-behind:{lost:0}`;
+      await redis.xadd(partition, '1000-0', 'k', 'lost:1');
+      // The second step of that write, arriving now, is refused: the flusher may already have given it up.
+      const executor = RedisExecutor.of(app.get(RedisConnections).get());
+      const entry = `${prefix}:cache:{lost%3A1}`;
+      expect(await executor.run(WRITE_BEHIND_WRITE_SCRIPT, [entry, `${entry}:wb`], ['1::0:0:1', 60_000, '1000-0', 10_000])).toBe(-1);
+      expect(await redis.exists(entry, `${entry}:wb`)).toBe(0);
+      writeBehind.registerWriter('lost', (changes) => void saved.push(...changes.map((change) => change.key)));
+      await writeBehind.write('lost', 'lost:2', { kept: true });
+      // The dead announcement does not hold the partition: the next write behind it is saved, and it is counted.
+      await waitFor(
+        () => saved.includes('lost:2'),
+        5000,
+        () => 'the write after the dead announcement',
+      );
+      expect(saved).not.toContain('lost:1');
+      expect(writeBehind.stats('lost')).toMatchObject({ abandoned: 1 });
+      expect(await writeBehind.pending('lost')).toBe(0);
+    } finally {
+      redis.disconnect();
+      await app.close();
     }
   });
 });
