@@ -14,8 +14,7 @@ import { CACHE_STORE, RedisCacheStore } from './cache.store';
 import { CacheKeys } from './engine/cache-keys';
 import { MemoryCacheStore } from './memory/memory-cache.store';
 import { CacheService } from './cache.service';
-import { InvalidOptionsError } from '../errors/invalid-options.error';
-import { resolveWriteBehindSettings, WRITE_BEHIND_SETTINGS, type WriteBehindSettings } from './write-behind/write-behind.options';
+import { resolveWriteBehindSettings, WRITE_BEHIND_SETTINGS } from './write-behind/write-behind.options';
 import { RedisWriteBehindStore, WRITE_BEHIND_STORE } from './write-behind/write-behind.store';
 import { MemoryWriteBehindStore } from './memory/memory-write-behind.store';
 import { WriteBehindService } from './write-behind/write-behind.service';
@@ -47,19 +46,13 @@ export const CACHE_PROVIDERS: Provider[] = [
   },
   {
     provide: WRITE_BEHIND_STORE,
-    // A write sets the cache entry and its change record in one script: both live on the cache's connection.
-    useFactory: (settings: WriteBehindSettings, cache: CacheSettings, connections: RedisConnections) => {
-      if (settings.connection !== undefined && settings.connection !== (cache.connection ?? DEFAULT_CONNECTION))
-        throw new InvalidOptionsError(
-          'writeBehind.connection',
-          `the cache's connection ("${cache.connection ?? DEFAULT_CONNECTION}")`,
-          settings.connection,
-        );
-      return connections.memory
+    // A write sets the cache entry and its change record in one script: both live on the cache's connection (the
+    // section's validator refuses another).
+    useFactory: (cache: CacheSettings, connections: RedisConnections) =>
+      connections.memory
         ? new MemoryWriteBehindStore(connections.memory)
-        : new RedisWriteBehindStore(connections.executor(cache.connection));
-    },
-    inject: [WRITE_BEHIND_SETTINGS, CACHE_SETTINGS, RedisConnections],
+        : new RedisWriteBehindStore(connections.executor(cache.connection)),
+    inject: [CACHE_SETTINGS, RedisConnections],
   },
   CacheRuntime,
   CacheService,

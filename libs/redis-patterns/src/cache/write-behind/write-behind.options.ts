@@ -1,4 +1,6 @@
+import { invalid, type SectionValidator } from '../../core/options/option-checks';
 import { optionsSection, type SectionField } from '../../core/options/options-section';
+import { DEFAULT_CONNECTION } from '../../core/options/resolve-options';
 
 /**
  * Options of the `writeBehind` section of RedisPatternsModuleOptions: how the write-behind queues of the cache are
@@ -54,8 +56,17 @@ const SECTION = optionsSection<WriteBehindSettings>({
 /** Applies the defaults to a validated `writeBehind` section. */
 export const resolveWriteBehindSettings: (section?: WriteBehindOptions) => WriteBehindSettings = SECTION.resolve;
 
-/** Validates the `writeBehind` section at startup; every error names the offending option. */
-export const validateWriteBehindOptions = SECTION.validate;
+/**
+ * Validates the `writeBehind` section at startup; every error names the offending option. Its connection can only be
+ * the cache's: a write changes a cache entry and its change record in one script.
+ */
+export const validateWriteBehindOptions: SectionValidator = (value, path, context) => {
+  SECTION.validate(value, path, context);
+  const connection = (value as { connection?: unknown }).connection;
+  const cache = (context.sections?.cache as { connection?: unknown } | undefined)?.connection ?? DEFAULT_CONNECTION;
+  if (connection !== undefined && connection !== cache)
+    invalid(`${path}.connection`, `the cache's connection ("${String(cache)}")`, connection);
+};
 
 /** Injection token of the resolved {@link WriteBehindSettings}. */
 export const WRITE_BEHIND_SETTINGS = Symbol('WriteBehindSettings');

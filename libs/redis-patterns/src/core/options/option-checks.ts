@@ -3,6 +3,8 @@ import { InvalidOptionsError } from '../../errors/invalid-options.error';
 /** What every section validator may consult: the connection names that exist. */
 export interface OptionsValidationContext {
   readonly connectionNames: ReadonlySet<string>;
+  /** Every section as given, for a section whose rule depends on another's (write-behind on the cache's connection). */
+  readonly sections?: Readonly<Record<string, unknown>>;
 }
 
 /** A validator of one option section; `path` is the section's dotted name. */

@@ -83,7 +83,7 @@ export function resolveCoreOptions(
           describe: 'a string of at most 64 characters without "{", "}" or whitespace (braces would break cluster hash tags)',
         });
 
-  const context: OptionsValidationContext = { connectionNames: new Set(connections.keys()) };
+  const context: OptionsValidationContext = { connectionNames: new Set(connections.keys()), sections: options as Record<string, unknown> };
   for (const [section, validate] of Object.entries(sections)) {
     if (options[section] !== undefined) validate(options[section], section, context);
   }
