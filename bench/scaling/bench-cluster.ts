@@ -2,8 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
-import type { RedisCluster } from '../../libs/redis-patterns/src/testing/redis-cluster';
-import { startCluster } from '../../test/harness/topologies';
+import { type ClusterTopology, startCluster } from '../../test/harness/topologies';
 import type { ClusterConnection } from './worker-protocol';
 
 /**
@@ -11,10 +10,10 @@ import type { ClusterConnection } from './worker-protocol';
  * a plain connection to every master to read its CPU counters.
  */
 export class BenchCluster {
-  // Where setpriv is missing, redis-server does not exit with the process that started it: if the benchmark exits
-  // without its teardown (an uncaught error, process.exit), the six nodes are killed by PID on the way out.
+  // redis-server does not exit with the process that started it: if the benchmark exits without its teardown
+  // (an uncaught error, process.exit), the six nodes are killed by PID on the way out.
   private readonly killOnExit = () => {
-    for (const node of this.topology.servers) {
+    for (const node of this.topology.processes) {
       try {
         if (node.pid) process.kill(node.pid, 'SIGKILL');
       } catch {}
@@ -22,7 +21,7 @@ export class BenchCluster {
   };
 
   private constructor(
-    private readonly topology: RedisCluster,
+    private readonly topology: ClusterTopology,
     private readonly dir: string,
     private readonly admins: Redis[],
   ) {
@@ -32,7 +31,7 @@ export class BenchCluster {
   /** Starts the six nodes and waits until every slot is served; stops what it started if that fails. */
   static async start(): Promise<BenchCluster> {
     const dir = mkdtempSync(join(tmpdir(), 'redis-bench-cluster-'));
-    let topology: RedisCluster | undefined;
+    let topology: ClusterTopology | undefined;
     const admins: Redis[] = [];
     try {
       topology = await startCluster(dir);

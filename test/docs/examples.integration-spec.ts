@@ -5,9 +5,10 @@ import { Test } from '@nestjs/testing';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { LockService, RateLimitDeniedError, SemaphoreService } from 'nestjs-redis-patterns';
-import { privateServer, type RedisServerProcess, waitFor } from '../support/redis-env';
+import type { StandaloneTopology } from '../harness/topologies';
+import { privateServer, waitFor } from '../support/redis-env';
 
-let server: RedisServerProcess;
+let server: StandaloneTopology;
 const apps: INestApplication[] = [];
 
 beforeAll(async () => {

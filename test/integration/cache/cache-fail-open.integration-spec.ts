@@ -2,7 +2,8 @@ import { Controller, Get, type INestApplication, type LoggerService, Param } fro
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { CacheService, Cacheable, RedisPatternsModule } from 'nestjs-redis-patterns';
-import { privateServer, type RedisServerProcess, uniquePrefix, waitFor } from '../../support/redis-env';
+import type { StandaloneTopology } from '../../harness/topologies';
+import { privateServer, uniquePrefix, waitFor } from '../../support/redis-env';
 
 class CapturingLogger implements LoggerService {
   readonly warnings: string[] = [];
@@ -28,7 +29,7 @@ class ItemsController {
 }
 
 describe('cache fails open when Redis is frozen (SIGSTOP) and resumes after SIGCONT', () => {
-  let server: RedisServerProcess;
+  let server: StandaloneTopology;
   let app: INestApplication;
   let cache: CacheService;
   const logger = new CapturingLogger();
@@ -53,7 +54,7 @@ describe('cache fails open when Redis is frozen (SIGSTOP) and resumes after SIGC
   });
 
   afterAll(async () => {
-    server?.resume();
+    server?.server.resume();
     await app?.close();
     await server?.stop();
   });
@@ -68,7 +69,7 @@ describe('cache fails open when Redis is frozen (SIGSTOP) and resumes after SIGC
     expect((await http.get('/items/1').expect(200)).headers['x-cache']).toBe('MISS');
     expect((await http.get('/items/1').expect(200)).headers['x-cache']).toBe('HIT');
 
-    server.freeze();
+    server.server.freeze();
     try {
       // HTTP: every request answered 200 by the handler (no 5xx because of the cache).
       const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => request(app.getHttpServer()).get(`/items/${i % 4}`)));
@@ -96,7 +97,7 @@ describe('cache fails open when Redis is frozen (SIGSTOP) and resumes after SIGC
       expect(lines.length).toBeLessThanOrEqual(2);
       expect(stats.errors).toBeGreaterThan(lines.length * 5);
     } finally {
-      server.resume();
+      server.server.resume();
     }
 
     // No restart: once Redis answers again, caching resumes.

@@ -9,7 +9,8 @@ import {
   RedisUnavailableError,
 } from 'nestjs-redis-patterns';
 import { RedisExecutor } from '../../../libs/redis-patterns/src/core/scripts/redis-executor';
-import { privateServer, type RedisServerProcess, uniquePrefix, waitFor } from '../../support/redis-env';
+import type { StandaloneTopology } from '../../harness/topologies';
+import { privateServer, uniquePrefix, waitFor } from '../../support/redis-env';
 
 const DEADLINE_MS = 400;
 
@@ -31,7 +32,7 @@ async function timed(call: () => Promise<unknown>): Promise<{ ms: number; outcom
 }
 
 describe('connection liveness: one view per connection that every pattern reads', () => {
-  let server: RedisServerProcess;
+  let server: StandaloneTopology;
   let nest: INestApplication;
 
   beforeAll(async () => {
@@ -46,7 +47,7 @@ describe('connection liveness: one view per connection that every pattern reads'
   });
 
   afterAll(async () => {
-    server.resume();
+    server.server.resume();
     await nest?.close();
     await server?.stop();
   });
@@ -59,7 +60,7 @@ describe('connection liveness: one view per connection that every pattern reads'
     await locks.acquire('warm', { ttlMs: 5_000 }).then((lock) => lock.release());
     expect(executor.liveness?.isDown).toBe(false);
 
-    server.freeze();
+    server.server.freeze();
     // The first call pays the deadline: nothing told the connection the server stopped answering.
     const first = await timed(() => locks.acquire('frozen-1', { ttlMs: 5_000 }));
     expect(outageOf(first.outcome)?.mayHaveRun).toBe(true);
@@ -83,7 +84,7 @@ describe('connection liveness: one view per connection that every pattern reads'
     expect([decision.outcome, limiter.outageStats().failedOpen]).toEqual(['ok', failedOpen + 1]);
     expect(decision.ms).toBeLessThan(DEADLINE_MS / 2);
 
-    server.resume();
+    server.server.resume();
     // The probe (a PING every 250 ms while down, on the client itself) notices the server is back.
     await waitFor(
       () => executor.liveness?.isDown === false,

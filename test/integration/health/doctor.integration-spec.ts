@@ -6,15 +6,8 @@ import { SessionStore } from 'nestjs-redis-patterns';
 import { formatReport, runDoctor, type DoctorReport } from 'nestjs-redis-patterns/doctor';
 import { lockSelfTest } from '../../../libs/redis-patterns/src/health/doctor/lock-self-test';
 import { startApp } from '../structures/structures-app';
-import {
-  clusterPorts,
-  connectionFor,
-  privateServer,
-  rawClient,
-  type RedisServerProcess,
-  scanKeys,
-  uniquePrefix,
-} from '../../support/redis-env';
+import { clusterPorts, connectionFor, privateServer, rawClient, scanKeys, uniquePrefix } from '../../support/redis-env';
+import type { StandaloneTopology } from '../../harness/topologies';
 
 const run = promisify(execFile);
 const root = join(__dirname, '../../..');
@@ -100,7 +93,7 @@ describe('doctor on the shared standalone server', () => {
 });
 
 describe('doctor against servers of its own', () => {
-  let server: RedisServerProcess;
+  let server: StandaloneTopology;
   let admin: Redis;
   const password = 'doctor-pw-0451';
 

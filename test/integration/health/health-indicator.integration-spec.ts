@@ -3,7 +3,8 @@ import { Test } from '@nestjs/testing';
 import { Redis } from 'ioredis';
 import { RedisHealthCheckError, RedisPatternsHealthIndicator, RedisPatternsModule } from 'nestjs-redis-patterns';
 import { startApp, STRUCTURE_TOPOLOGIES } from '../structures/structures-app';
-import { connectionFor, privateServer, type RedisServerProcess, uniquePrefix } from '../../support/redis-env';
+import { connectionFor, privateServer, uniquePrefix } from '../../support/redis-env';
+import type { StandaloneTopology } from '../../harness/topologies';
 
 describe.each(STRUCTURE_TOPOLOGIES)('RedisPatternsHealthIndicator on %s', (topology) => {
   let app: INestApplication;
@@ -34,7 +35,7 @@ describe.each(STRUCTURE_TOPOLOGIES)('RedisPatternsHealthIndicator on %s', (topol
 });
 
 describe('RedisPatternsHealthIndicator with a failing connection', () => {
-  let server: RedisServerProcess;
+  let server: StandaloneTopology;
   let app: INestApplication;
 
   beforeAll(async () => {
@@ -74,7 +75,7 @@ describe('RedisPatternsHealthIndicator with a failing connection', () => {
   });
 
   it('reports a dead connection down (without throwing from check) and throws a terminus-style error from isHealthy', async () => {
-    await server.kill();
+    await server.server.crash();
     const health = app.get(RedisPatternsHealthIndicator);
     const started = Date.now();
     const result = await health.check('redis', { timeoutMs: 500 });
@@ -86,6 +87,6 @@ describe('RedisPatternsHealthIndicator with a failing connection', () => {
     expect(error).toBeInstanceOf(RedisHealthCheckError);
     expect((error as RedisHealthCheckError).isHealthCheckError).toBe(true);
     expect((error as RedisHealthCheckError).causes).toHaveProperty(['redis', 'status'], 'down');
-    await server.restart();
+    await server.server.restart();
   });
 });

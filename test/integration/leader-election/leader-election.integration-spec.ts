@@ -8,9 +8,10 @@ import {
   RunOnLeader,
   UnsupportedHandlerError,
 } from 'nestjs-redis-patterns';
+import type { StandaloneTopology } from '../../harness/topologies';
 import { TsChild } from '../../faults/lib/child';
 import { connectionOf, inspectKeys } from '../../support/backends';
-import { privateServer, type RedisServerProcess, uniquePrefix, waitFor } from '../../support/redis-env';
+import { privateServer, uniquePrefix, waitFor } from '../../support/redis-env';
 import { stepDownMarginMs } from '../../../libs/redis-patterns/src/leader-election/campaign.options';
 import { aborted, startLockApp } from '../lock/lock-test-app';
 import { LEASE, leadersOf, nextGain, SLACK_MS, startInstances } from './leader-election-app';
@@ -205,11 +206,11 @@ describe.each(['standalone', 'cluster'] as const)('leader election on %s', (topo
 });
 
 describe('leader election when Redis freezes (private server): fail closed', () => {
-  let server: RedisServerProcess;
+  let server: StandaloneTopology;
   let app: INestApplication | undefined;
 
   afterAll(async () => {
-    server?.resume();
+    server?.server.resume();
     await app?.close();
     await server?.stop();
   });
@@ -222,12 +223,12 @@ describe('leader election when Redis freezes (private server): fail closed', () 
     expect(await election.campaign('jobs', lease)).toBe(true);
     const term = election.currentTerm('jobs')!;
 
-    server.freeze();
+    server.server.freeze();
     const frozenAt = performance.now();
     const validFor = term.remainingMs;
     const reason = await aborted(term.signal);
     const steppedDownAfter = performance.now() - frozenAt;
-    server.resume();
+    server.server.resume();
     expect(reason).toBeInstanceOf(LeaderTermEndedError);
     expect((reason as LeaderTermEndedError).reason).toBe('expired');
     expect(election.isLeader('jobs')).toBe(false);
