@@ -14,8 +14,8 @@ import { type EntryPolicy, freshTtlMs, jitteredTtlMs } from './entry-policy';
 import { SingleFlight } from './single-flight';
 import { NEAR_MISS, type NearCache } from '../near/near-cache';
 import { isThenable } from '../../core/promises/is-thenable';
-import { CacheLoadTimeoutError } from '../cache-load-timeout.error';
 import { GraceRetry } from './grace-retry';
+import { fromGrace, guardLoad } from './loader-guard';
 
 // A tag set outlives its members by at most this much: registration happens just before the entry's write.
 const TAG_TTL_MARGIN_MS = 1000;
@@ -126,7 +126,7 @@ export class CacheEngine {
           return { value: hit.value as T, status: 'stale' as const };
         }
         // The loader of this key failed a moment ago: its grace value answers until it is tried again.
-        if (policy.graceMs > 0 && this.graceRetry.waiting(entry)) return this.fromGrace<T>(hit);
+        if (policy.graceMs > 0 && this.graceRetry.waiting(entry)) return fromGrace<T>(hit, this.health);
       }
       this.health.answered('miss');
       return this.loadOnce(entry, loader, policy, keep, hit, false);
@@ -147,49 +147,7 @@ export class CacheEngine {
   ): Promise<Fetched<T>> {
     const flight = this.flights.run(entry, () => this.fill(entry, loader, policy, keep, force));
     if (fallback === undefined && policy.hardTimeoutMs === 0) return flight;
-    return this.guarded(entry, flight, policy, fallback);
-  }
-
-  // A load raced against its timeouts and answered from `fallback` when it fails or runs late. The load itself is
-  // never abandoned: it goes on in its flight (later calls join it) and fills the entry when it finishes.
-  private guarded<T>(
-    entry: string,
-    flight: Promise<Fetched<T>>,
-    policy: EntryPolicy,
-    fallback: FoundEntry | undefined,
-  ): Promise<Fetched<T>> {
-    const { softTimeoutMs, hardTimeoutMs } = policy;
-    // The soft timeout needs a value to answer with; without one, only the hard timeout ends the wait.
-    const timeoutMs = fallback !== undefined && softTimeoutMs > 0 ? softTimeoutMs : hardTimeoutMs;
-    return new Promise<Fetched<T>>((resolve, reject) => {
-      const timer =
-        timeoutMs > 0
-          ? setTimeout(() => {
-              if (fallback !== undefined) return resolve(this.fromGrace<T>(fallback));
-              this.health.stats.loadTimeouts++;
-              reject(new CacheLoadTimeoutError(hardTimeoutMs));
-            }, timeoutMs)
-          : undefined;
-      flight.then(
-        (fetched) => {
-          clearTimeout(timer);
-          this.graceRetry.succeeded(entry);
-          resolve(fetched);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          if (fallback === undefined || policy.graceMs === 0) return reject(error);
-          this.graceRetry.failed(entry);
-          this.health.warn(`Cache loader failed; answered with its grace value: ${(error as Error)?.message ?? String(error)}`);
-          resolve(this.fromGrace<T>(fallback));
-        },
-      );
-    });
-  }
-
-  private fromGrace<T>(found: FoundEntry): Fetched<T> {
-    this.health.stats.graceAnswers++;
-    return { value: found.value as T, status: 'stale' };
+    return guardLoad(flight, policy, fallback, { entry, health: this.health, graceRetry: this.graceRetry });
   }
 
   /**

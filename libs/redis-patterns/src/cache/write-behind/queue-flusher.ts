@@ -12,6 +12,7 @@ import type { ChangeRecord, WriteBehindStore } from './write-behind.store';
 export interface WriteBehindChange<T = unknown> {
   /** The key given to `write`. */
   readonly key: string;
+  /** The value written last (as the cache holds it). */
   readonly value: T;
   /**
    * The write's version (`<ms>-<seq>`, increasing per key): store it with the row and skip an upsert whose version

@@ -33,6 +33,7 @@ const LANDING_MS = 10_000;
 export interface WriteBehindDeadLetter {
   /** Its id in the dead-letter stream. */
   readonly id: string;
+  /** The key given to `write`. */
   readonly key: string;
   /** The change's version. */
   readonly version: string;
