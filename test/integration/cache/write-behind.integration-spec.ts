@@ -1,4 +1,4 @@
-import { Injectable, type INestApplication } from '@nestjs/common';
+import { Injectable, type INestApplication, type LoggerService } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import {
   CachePut,
@@ -60,10 +60,21 @@ class CartsService {
 
 const FAST = { delayMs: 30, retryDelayMs: 30, partitions: 4, leaseTtlMs: 2000 };
 
-async function startApp(topology: BackendName, prefix: string, writeBehind: Record<string, unknown> = {}, withWriter = true) {
+async function startApp(
+  topology: BackendName,
+  prefix: string,
+  writeBehind: Record<string, unknown> = {},
+  withWriter = true,
+  logger?: LoggerService,
+) {
   const moduleRef = await Test.createTestingModule({
     imports: [
-      RedisPatternsModule.forRoot({ connection: connectionOf(topology), keyPrefix: prefix, writeBehind: { ...FAST, ...writeBehind } }),
+      RedisPatternsModule.forRoot({
+        connection: connectionOf(topology),
+        keyPrefix: prefix,
+        writeBehind: { ...FAST, ...writeBehind },
+        logger,
+      }),
     ],
     providers: withWriter ? [OrdersWriter, CartsService] : [],
   }).compile();
@@ -160,6 +171,41 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('write-behind ca
     expect(letters[0].version).toMatch(/^\d+-\d+$/);
     // The cache still answers with the value written.
     expect(await writeBehind.get('order:poison')).toEqual({ bad: true });
+  });
+
+  it("waits between a failing partition's attempts from retryDelayMs, doubling, never past maxRetryDelayMs", async () => {
+    const waits: number[] = [];
+    const logger: LoggerService = {
+      log: () => undefined,
+      error: () => undefined,
+      warn: (message: unknown) => {
+        const wait = /retried in (\d+) ms/.exec(String(message));
+        if (wait) waits.push(Number(wait[1]));
+      },
+    };
+    const capped = await startApp(
+      topology,
+      uniquePrefix(`write-behind-backoff-${topology}`),
+      { delayMs: 5, retryDelayMs: 10, maxRetryDelayMs: 40, maxAttempts: 1000 },
+      true,
+      logger,
+    );
+    try {
+      OrdersWriter.source.alwaysFail = true;
+      await capped.get(WriteBehindService).write('orders', 'order:down', { down: true });
+      await waitFor(
+        () => waits.length >= 8,
+        10_000,
+        () => `8 retries (${waits.length} so far)`,
+      );
+    } finally {
+      await capped.close();
+    }
+    // Equal jitter: each wait is in the upper half of its ceiling, 10 · 2^n capped at 40.
+    expect(waits[0]).toBeGreaterThanOrEqual(5);
+    expect(waits[0]).toBeLessThanOrEqual(10);
+    expect(Math.max(...waits)).toBeLessThanOrEqual(40);
+    expect(waits.slice(2).every((ms) => ms >= 20)).toBe(true);
   });
 
   it('writes behind from @CachePut({ writeBehind }): cached at once, saved by the writer', async () => {

@@ -1,4 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
+import { backoffDelayMs } from '../../lease/backoff';
 import { LockNotAcquiredError } from '../../lease/lock-not-acquired.error';
 import type { LockService } from '../../lock/lock.service';
 import type { RawEntry } from '../../messaging/stream-replies';
@@ -23,7 +24,7 @@ export interface WriteBehindChange<T = unknown> {
 
 /**
  * Saves a batch of changes to the data source. Resolving settles them all; throwing retries the batch after
- * `writeBehind.retryDelayMs` (doubling per attempt), and a change that failed `maxAttempts` times is dead-lettered.
+ * `writeBehind.retryDelayMs` (doubling per failure in a row, up to `maxRetryDelayMs`), and a change that failed `maxAttempts` times is dead-lettered.
  * `signal` aborts when this instance lost the partition's lease (another instance may flush the same changes).
  */
 export type WriteBehindWriterFunction<T = unknown> = (
@@ -69,14 +70,12 @@ const FLUSH_SPAN = 'redis_patterns.write_behind.flush';
 
 /** A settled record keeps its version this long, so an older write landing late is refused. */
 const KEEP_SETTLED_MS = 10 * 60_000;
-/** Longest wait between two attempts of a failing partition. */
-const MAX_RETRY_DELAY_MS = 60_000;
 
 /**
  * Flushes one queue from this instance: every `delayMs`, each partition whose lease it can take (one instance per
  * partition at a time, so a key's changes are applied in order) hands its oldest announcements to the writer,
  * coalesced per key, then settles the changes and removes the announcements. A partition whose writer fails waits
- * (retryDelayMs, doubling) and is tried again from the same place, so nothing after a failing change overtakes it.
+ * (retryDelayMs, doubling up to maxRetryDelayMs) and is tried again from the same place, so nothing after a failing change overtakes it.
  */
 export class QueueFlusher {
   private timer?: NodeJS.Timeout;
@@ -210,7 +209,8 @@ export class QueueFlusher {
         await this.deadLetter(change, describe(error));
       }
       const streak = (this.backoff.get(p)?.attempts ?? 0) + 1;
-      const delay = Math.min(MAX_RETRY_DELAY_MS, this.ctx.settings.retryDelayMs * 2 ** (streak - 1));
+      const { retryDelayMs, maxRetryDelayMs } = this.ctx.settings;
+      const delay = backoffDelayMs(streak - 1, retryDelayMs, maxRetryDelayMs);
       this.backoff.set(p, { attempts: streak, until: performance.now() + delay });
       this.ctx.logger.warn?.(
         `Write-behind writer of "${this.queue}" failed on ${given.length} changes (${exhausted} dead-lettered); retried in ${delay} ms: ${describe(error)}`,

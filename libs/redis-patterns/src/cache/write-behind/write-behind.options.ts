@@ -18,8 +18,16 @@ export interface WriteBehindOptions {
   batchSize?: number;
   /** How often each instance collects pending changes, in ms (default 1000): a write reaches its writer within about this. */
   delayMs?: number;
-  /** Failed writes are tried again after this long, in ms (default 2000). */
+  /**
+   * A partition whose writer failed is tried again after this long, in ms (default 2000), doubling with each failure
+   * in a row (with jitter) up to `maxRetryDelayMs`.
+   */
   retryDelayMs?: number;
+  /**
+   * Longest wait between two attempts of a failing partition, in ms (default 60000, or `retryDelayMs` when that is
+   * longer): how long a partition can lag behind once its data source is back.
+   */
+  maxRetryDelayMs?: number;
   /** Attempts a change gets before it is dead-lettered with its value and error (default 5). */
   maxAttempts?: number;
   /**
@@ -38,23 +46,33 @@ export interface WriteBehindSettings {
   readonly batchSize: number;
   readonly delayMs: number;
   readonly retryDelayMs: number;
+  readonly maxRetryDelayMs: number;
   readonly maxAttempts: number;
   readonly leaseTtlMs: number;
   readonly deadLetterMaxLength: number;
 }
 
+const DEFAULT_RETRY_DELAY_MS = 2000;
+const DEFAULT_MAX_RETRY_DELAY_MS = 60_000;
+
 const SECTION = optionsSection<WriteBehindSettings>({
   partitions: { number: { min: 1, max: 1024, integer: true }, default: 8 },
   batchSize: { number: { min: 1, max: 10_000, integer: true }, default: 100 },
   delayMs: { number: { min: 1, max: 3_600_000, integer: true, unit: 'ms' }, default: 1000 },
-  retryDelayMs: { number: { min: 1, max: 3_600_000, integer: true, unit: 'ms' }, default: 2000 },
+  retryDelayMs: { number: { min: 1, max: 3_600_000, integer: true, unit: 'ms' }, default: DEFAULT_RETRY_DELAY_MS },
+  // Its default depends on retryDelayMs: applied in resolveWriteBehindSettings.
+  maxRetryDelayMs: { number: { min: 1, max: 3_600_000, integer: true, unit: 'ms' } },
   maxAttempts: { number: { min: 1, max: 1_000_000, integer: true }, default: 5 },
   leaseTtlMs: { number: { min: 100, max: 3_600_000, integer: true, unit: 'ms' }, default: 30_000 },
   deadLetterMaxLength: { number: { min: 1, integer: true }, default: 10_000 },
 } satisfies Record<Exclude<keyof WriteBehindSettings, 'connection'>, SectionField>);
 
 /** Applies the defaults to a validated `writeBehind` section. */
-export const resolveWriteBehindSettings: (section?: WriteBehindOptions) => WriteBehindSettings = SECTION.resolve;
+export function resolveWriteBehindSettings(section?: WriteBehindOptions): WriteBehindSettings {
+  const settings = SECTION.resolve(section);
+  if (section?.maxRetryDelayMs !== undefined) return settings;
+  return Object.freeze({ ...settings, maxRetryDelayMs: Math.max(DEFAULT_MAX_RETRY_DELAY_MS, settings.retryDelayMs) });
+}
 
 /**
  * Validates the `writeBehind` section at startup; every error names the offending option. Its connection can only be
@@ -62,6 +80,9 @@ export const resolveWriteBehindSettings: (section?: WriteBehindOptions) => Write
  */
 export const validateWriteBehindOptions: SectionValidator = (value, path, context) => {
   SECTION.validate(value, path, context);
+  const { retryDelayMs = DEFAULT_RETRY_DELAY_MS, maxRetryDelayMs } = value as WriteBehindOptions;
+  if (maxRetryDelayMs !== undefined && maxRetryDelayMs < retryDelayMs)
+    invalid(`${path}.maxRetryDelayMs`, `an integer of at least retryDelayMs (${retryDelayMs}) (ms)`, maxRetryDelayMs);
   const connection = (value as { connection?: unknown }).connection;
   const cache = (context.sections?.cache as { connection?: unknown } | undefined)?.connection ?? DEFAULT_CONNECTION;
   if (connection !== undefined && connection !== cache)
