@@ -80,6 +80,12 @@ export class TsChild {
     });
   }
 
+  /** Calls `listener` with every future line (for thousands of protocol lines, which waitForLine would rescan); returns the unsubscribe. */
+  onLine(listener: (line: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   send(line: string): void {
     if (this.running) this.child.stdin!.write(`${line}\n`);
   }

@@ -15,6 +15,7 @@ import { replayScenario } from './replay';
 import { streamsSlowScenario } from './streams-slow';
 import { pubsubSlowScenario } from './pubsub-slow';
 import { coordinationScenario } from './coordination';
+import { writeBehindCrashScenario } from './write-behind';
 
 /** Every scenario, in the order the suite runs them. */
 export const SCENARIOS: readonly Scenario[] = [
@@ -30,6 +31,7 @@ export const SCENARIOS: readonly Scenario[] = [
   secretsScenario,
   outageScenario,
   streamsCrashScenario,
+  writeBehindCrashScenario,
   streamsSlowScenario,
   pubsubSlowScenario,
   networkScenario,
