@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Controller, Headers, type INestApplication, type LoggerService, Post } from '@nestjs/common';
 import request from 'supertest';
-import { Idempotent, IdempotencyService, InvalidOptionsError } from 'nestjs-redis-patterns';
+import { Idempotent, InvalidOptionsError } from 'nestjs-redis-patterns';
+import { IdempotencyRuntime } from '../../../libs/redis-patterns/src/idempotency/idempotency.runtime';
 import { type BackendName, connectionOf, inspectKeys, type KeyInspector } from '../../support/backends';
 import { uniquePrefix } from '../../support/redis-env';
 import { startIdempotencyApp } from './idempotency-test-app';
@@ -102,7 +103,7 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('@Idempotent hos
     const first = await post('large', key, { 'X-Size': '20000' });
     expect(first.status).toBe(201);
     expect(first.body.blob).toHaveLength(20_000);
-    const record = app.get(IdempotencyService).recordKey('HostileController.large', undefined, key);
+    const record = app.get(IdempotencyRuntime).recordKey('HostileController.large', undefined, key);
     expect(await keys.exists(record)).toBe(0);
     const retry = await post('large', key, { 'X-Size': '20000' });
     expect(retry.body.run).toBe(2);

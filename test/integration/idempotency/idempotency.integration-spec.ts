@@ -14,6 +14,7 @@ import {
   RedisPatternsModule,
   UnsupportedHandlerError,
 } from 'nestjs-redis-patterns';
+import { IdempotencyRuntime } from '../../../libs/redis-patterns/src/idempotency/idempotency.runtime';
 import { IDEMPOTENCY_STORE, type IdempotencyStore } from '../../../libs/redis-patterns/src/idempotency/idempotency.store';
 import { freePort } from '../../harness/free-port';
 import type { StandaloneTopology } from '../../harness/topologies';
@@ -46,7 +47,7 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('@Idempotent on 
 
   // Requests alternate between the instances.
   const http = (i = 0) => request(apps[i % apps.length].getHttpServer());
-  const recordKey = (scope: string, key: string, identity?: string) => apps[0].get(IdempotencyService).recordKey(scope, identity, key);
+  const recordKey = (scope: string, key: string, identity?: string) => apps[0].get(IdempotencyRuntime).recordKey(scope, identity, key);
   const pay = (key: string, amount: number, i = 0) =>
     http(i).post('/idem/pay').set('Idempotency-Key', key).send({ amount }).timeout(15_000);
 

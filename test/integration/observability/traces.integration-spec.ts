@@ -28,6 +28,7 @@ import {
 } from 'nestjs-redis-patterns';
 import { libraryTracer } from '../../../libs/redis-patterns/src/core/telemetry/tracing';
 import { MemoryPubSubStore } from '../../../libs/redis-patterns/src/messaging/memory/memory-pubsub.store';
+import { PubSubRuntime } from '../../../libs/redis-patterns/src/messaging/pubsub.runtime';
 import { type BackendName, connectionOf, inspectKeys } from '../../support/backends';
 import { connectionFor, rawClient, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
 
@@ -103,7 +104,7 @@ async function startApp(backend: BackendName, options: Partial<RedisPatternsModu
 
 /** Every raw message published on `channel` (the user-facing name), as another subscriber of the server sees it. */
 async function rawSubscriber(backend: BackendName, app: INestApplication, channel: string) {
-  const raw = (app.get(PubSubService) as unknown as { names: { channel(name: string): string } }).names.channel(channel);
+  const raw = app.get(PubSubRuntime).names.channel(channel);
   const messages: string[] = [];
   if (backend === 'memory') {
     const store = new MemoryPubSubStore(app.get(RedisConnections).memory!);
@@ -541,7 +542,7 @@ describe('Without an SDK registered (standalone)', () => {
     const client = rawClient('standalone');
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
     try {
-      const raw = (pubsub as unknown as { names: { channel(name: string): string } }).names.channel('plain-traced');
+      const raw = app.get(PubSubRuntime).names.channel('plain-traced');
       await client.publish(raw, `\u001e{"traceparent":"${traceparent}"}\n\u001e{"n":2}\n`);
       await waitFor(() => received.length === 1, 5000);
       expect(received).toEqual([{ n: 2 }]);

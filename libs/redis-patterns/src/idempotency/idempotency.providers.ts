@@ -3,6 +3,7 @@ import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { IDEMPOTENCY_SETTINGS, resolveIdempotencySettings } from './idempotency.options';
 import { IDEMPOTENCY_STORE_PROVIDER } from './idempotency.store';
+import { IdempotencyRuntime } from './idempotency.runtime';
 import { IdempotencyService } from './idempotency.service';
 import { IdempotentAdvisor } from './idempotent.advisor';
 
@@ -14,6 +15,7 @@ export const IDEMPOTENCY_PROVIDERS: Provider[] = [
     inject: [RESOLVED_OPTIONS],
   },
   IDEMPOTENCY_STORE_PROVIDER,
+  IdempotencyRuntime,
   IdempotencyService,
   IdempotentAdvisor,
 ];

@@ -16,7 +16,7 @@ import {
 } from './http-exchange';
 import { checkKeyResult, parseIdempotencyKeyHeader } from './idempotency-keys';
 import { IDEMPOTENCY_SETTINGS, type IdempotencySettings } from './idempotency.options';
-import { IdempotencyService } from './idempotency.service';
+import { IdempotencyRuntime } from './idempotency.runtime';
 import { httpExceptionOutcome, type IdempotentCall, replayOutcome } from './idempotent-call';
 import type { IdempotentOptions } from './idempotent.decorator';
 import { InvalidIdempotencyKeyError } from './invalid-idempotency-key.error';
@@ -40,7 +40,7 @@ type Fn = (...args: unknown[]) => unknown;
 /**
  * The behaviour of `@Idempotent`. Options are checked here, once per method at bootstrap (a bad option fails
  * startup naming it). Per call: find the key (the header on HTTP, `key` elsewhere), the caller's identity and the
- * fingerprint, then let IdempotencyService claim, wait, replay or refuse; on HTTP a first call's status and safe
+ * fingerprint, then let IdempotencyRuntime claim, wait, replay or refuse; on HTTP a first call's status and safe
  * headers are stored with its result, and replayed with it.
  *
  * Identity: an HTTP handler with none (neither its own `identity` nor `idempotency.identity`) shares one key space
@@ -53,7 +53,7 @@ export class IdempotentAdvisor implements MethodAdvisor<IdempotentOptions> {
   private readonly logger: LoggerService;
 
   constructor(
-    private readonly service: IdempotencyService,
+    private readonly runtime: IdempotencyRuntime,
     @Inject(IDEMPOTENCY_SETTINGS) private readonly settings: IdempotencySettings,
     @Inject(RESOLVED_OPTIONS) moduleOptions: ResolvedRedisPatternsOptions,
   ) {
@@ -119,10 +119,10 @@ export class IdempotentAdvisor implements MethodAdvisor<IdempotentOptions> {
       if (context && identityFn && caller === undefined) throw new MissingIdempotencyIdentityError(label);
       const call: IdempotentCall = {
         ...base,
-        recordKey: this.service.recordKey(scope, caller, found),
+        recordKey: this.runtime.recordKey(scope, caller, found),
         fingerprint: await fingerprintFor(fingerprint, inputs, http ? request : undefined, kind, context, args),
       };
-      const run = await this.service.run(call, async () => {
+      const run = await this.runtime.run(call, async () => {
         const value = await proceed();
         if (!http) return { value, outcome: { kind: 'value', body: value } };
         const status = responseStatus(http.response);

@@ -1,6 +1,7 @@
 import type { Provider } from '@nestjs/common';
 import { RedisConnections } from '../core/connections/redis-connections';
 import { LEASE_SETTINGS, type LeaseSettings } from '../lease/lease.options';
+import { LeaderElectionRuntime } from './leader-election.runtime';
 import { LeaderElection } from './leader-election.service';
 import { createLeaseStore, LEASE_STORE } from './lease.store';
 import { RunOnLeaderAdvisor } from './run-on-leader.advisor';
@@ -12,6 +13,7 @@ export const LEADER_ELECTION_PROVIDERS: Provider[] = [
     useFactory: (settings: LeaseSettings, connections: RedisConnections) => createLeaseStore(settings, connections),
     inject: [LEASE_SETTINGS, RedisConnections],
   },
+  LeaderElectionRuntime,
   LeaderElection,
   RunOnLeaderAdvisor,
 ];

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../core/advice/method-advice.interface';
 import { UnsupportedHandlerError } from '../errors/unsupported-handler.error';
 import { checkResourceOption, resolveCampaignOptions } from './campaign.options';
-import { LeaderElection } from './leader-election.service';
+import { LeaderElectionRuntime } from './leader-election.runtime';
 import type { RunOnLeaderDeclaration } from './run-on-leader.decorator';
 
 /**
@@ -11,7 +11,7 @@ import type { RunOnLeaderDeclaration } from './run-on-leader.decorator';
  */
 @Injectable()
 export class RunOnLeaderAdvisor implements MethodAdvisor<RunOnLeaderDeclaration> {
-  constructor(private readonly election: LeaderElection) {}
+  constructor(private readonly runtime: LeaderElectionRuntime) {}
 
   prepare(declaration: RunOnLeaderDeclaration, method: AdvisedMethod): MethodAdvice {
     const path = `@RunOnLeader(${method.className}.${method.methodName})`;
@@ -25,8 +25,8 @@ export class RunOnLeaderAdvisor implements MethodAdvisor<RunOnLeaderDeclaration>
     }
     const resource = checkResourceOption(declaration.resource, `${path}.resource`);
     const settings = resolveCampaignOptions(declaration.options, path);
-    this.election.declare(resource, settings, path);
+    this.runtime.declare(resource, settings, path);
     const methodName = `${method.className}.${method.methodName}`;
-    return (_invocation, proceed) => this.election.runAsLeader(resource, proceed, methodName);
+    return (_invocation, proceed) => this.runtime.runAsLeader(resource, proceed, methodName);
   }
 }

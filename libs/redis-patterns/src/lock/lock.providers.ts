@@ -5,6 +5,7 @@ import { RedisConnections } from '../core/connections/redis-connections';
 import { LEASE_SETTINGS, type LeaseSettings, resolveLeaseSettings } from '../lease/lease.options';
 import { createExclusiveLeaseStore } from '../lease/create-exclusive-lease-store';
 import { LOCK_STORE } from './lock.store';
+import { LockRuntime } from './lock.runtime';
 import { LockService } from './lock.service';
 import { READ_WRITE_STORE_PROVIDER } from './read-write-lock.store';
 import { WithLockAdvisor } from './with-lock.advisor';
@@ -22,6 +23,7 @@ export const LOCK_PROVIDERS: Provider[] = [
     inject: [LEASE_SETTINGS, RedisConnections],
   },
   READ_WRITE_STORE_PROVIDER,
+  LockRuntime,
   LockService,
   WithLockAdvisor,
 ];

@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { ScopedContext } from '../core/context/scoped-context';
-import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { KeyBuilder } from '../core/keys/key-builder';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
@@ -9,20 +8,14 @@ import { type LockFailureReason, LockNotAcquiredError } from '../lease/lock-not-
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { AcquireOptions, TryAcquireOptions } from '../lease/acquire-options';
 import { attemptUntil, type Refusal } from '../lease/backoff';
-import { HeldLeases } from '../lease/held-leases';
-import type { LeaseContext } from '../lease/lease';
 import { checkMs, checkResource } from '../lease/lease-arguments';
 import type { LeaseKeys } from '../lease/lease-keys';
-import { LeaseMetrics } from '../lease/lease.metrics';
-import type { LeaseStore } from '../lease/lease.store';
-import { LocalWaiters } from '../lease/local-waiters';
 import { refusalIn } from '../lease/refusal-in';
 import { TokenSource } from '../lease/token-source';
 import { Lock } from './lock';
 import { lockKeys, readWriteKeys } from './lock-keys';
 import { LEASE_SETTINGS, type LeaseSettings } from '../lease/lease.options';
-import { LOCK_METRICS } from './lock.metrics';
-import { LockTracing } from './lock.tracing';
+import { LockRuntime } from './lock.runtime';
 import { type LeaseSide, LOCK_STORE, type LockStore } from './lock.store';
 import { type ReadWriteHost, ReadWriteLock } from './read-write-lock';
 import { READ_WRITE_STORE, type ReadWriteStore } from './read-write-lock.store';
@@ -32,9 +25,6 @@ import { RedisRefusedError } from '../errors/redis-refused.error';
 export type LockedWork<T> = (signal: AbortSignal, lock: Lock) => Promise<T> | T;
 
 type Failure = Refusal<LockFailureReason>;
-
-/** The innermost lock held by the running `using()` work or `@WithLock` method, per async context. */
-const heldContext = new ScopedContext<{ readonly lock: Lock; readonly signal: AbortSignal }>();
 
 /** Owner tokens for every LockService of the process (one pool of crypto-random bytes, refilled in the background). */
 const tokens = new TokenSource();
@@ -50,16 +40,10 @@ const tokens = new TokenSource();
  * }, { ttlMs: 10_000, waitMs: 2_000 });
  */
 @Injectable()
-export class LockService implements OnModuleInit, BeforeApplicationShutdown {
-  private readonly logger: LoggerService;
-  private readonly leases: HeldLeases<Lock>;
-  private readonly waiters = new LocalWaiters();
+export class LockService implements OnModuleInit {
   /** The mutex: SET NX PX on the resource's lock key. */
   private readonly mutex: LeaseSide;
   private readonly readWriteHost: ReadWriteHost;
-  private closing = false;
-  private readonly metrics = new LeaseMetrics(LOCK_METRICS);
-  private readonly tracing = new LockTracing();
 
   /** Created by the module's dependency injection; not part of the public API. @internal */
   constructor(
@@ -68,18 +52,10 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
     @Inject(LEASE_SETTINGS) private readonly options: LeaseSettings,
     @Inject(LOCK_STORE) store: LockStore,
     @Inject(READ_WRITE_STORE) readWriteStore: ReadWriteStore,
+    private readonly runtime: LockRuntime,
   ) {
-    this.logger = moduleOptions.logger ?? new Logger('RedisPatterns:Lock');
-    this.leases = new HeldLeases<Lock>({
-      autoExtendRatio: this.options.autoExtendRatio,
-      logger: this.logger,
-      logContext: 'LockService',
-      lost: () => this.metrics.lost(),
-      tracing: this.tracing,
-      enter: (lock, signal, work) => heldContext.run({ lock, signal }, work),
-    });
     this.mutex = {
-      context: this.contextOf(store, (lock) => lock.keys.lease),
+      context: runtime.contextOf(store, (lock) => lock.keys.lease),
       attempt: (keys, token, ttlMs) => store.attempt(keys, token, ttlMs),
       waitKey: (keys) => keys.lease,
     };
@@ -87,29 +63,14 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
     const wakeKey = (lock: Lock): string => lock.keys.fence;
     this.readWriteHost = {
       store: readWriteStore,
-      readContext: this.contextOf(readWriteStore.reads, wakeKey),
-      writeContext: this.contextOf(readWriteStore.writes, wakeKey),
+      readContext: runtime.contextOf(readWriteStore.reads, wakeKey),
+      writeContext: runtime.contextOf(readWriteStore.writes, wakeKey),
       // It must outlive the gap between two attempts of a waiting writer: a backoff sleep plus one round trip.
       waitMarkTtlMs: 2 * this.options.maxRetryDelayMs + moduleOptions.commandTimeoutMs,
       waiterId: () => tokens.take(),
       tryAcquire: (resource, keys, options, side) => this.tryAcquireLease(resource, keys, this.ttlOf(options), side),
       acquire: (resource, keys, options, side) => this.acquireLease(resource, keys, options, side),
-      run: (lease, work) => this.runHeld(lease, work),
-    };
-  }
-
-  /** The context of the leases a store extends and releases; a release wakes a local waiter of `wakeKey`. */
-  private contextOf(store: LeaseStore, wakeKey: (lock: Lock) => string): LeaseContext<Lock> {
-    const driftFactor = this.options.driftFactor;
-    return {
-      store,
-      driftMs: (ttlMs) => Math.ceil(ttlMs * driftFactor) + 2,
-      forget: (lock) => {
-        const acquiredAt = this.leases.delete(lock);
-        this.waiters.wakeOne(wakeKey(lock));
-        if (acquiredAt !== undefined) this.metrics.released(acquiredAt);
-      },
-      extended: () => this.metrics.extended(),
+      run: (lease, work) => runtime.leases.run(lease, work),
     };
   }
 
@@ -169,7 +130,7 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
       (o): o is Lock => o instanceof Lock,
       deadline,
       this.options,
-      (ms) => this.waiters.sleep(waitKey, ms),
+      (ms) => this.runtime.waiters.sleep(waitKey, ms),
     );
     if (outcome instanceof Lock) return outcome;
     throw new LockNotAcquiredError(resource, outcome.reason, outcome.retryAfterMs);
@@ -184,15 +145,7 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
   async using<T>(resource: string, work: LockedWork<T>, options: AcquireOptions = {}): Promise<T> {
     if (typeof work !== 'function') throw new InvalidArgumentError('work', 'expected a function (signal, lock) => result');
     const lock = await this.acquire(resource, options);
-    return this.runHeld(lock, work);
-  }
-
-  /**
-   * @internal Runs work under an already acquired lock, with auto-extension, then releases it; inside a trace, in a
-   * hold span (`method`: the `Class.method` of a `@WithLock` method).
-   */
-  runHeld<T>(lock: Lock, work: LockedWork<T>, method?: string): Promise<T> {
-    return this.leases.run(lock, work, method);
+    return this.runtime.leases.run(lock, work);
   }
 
   /**
@@ -221,31 +174,21 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
    * e.g. to pass its `fencingToken` to a store from inside a decorated method; undefined outside one.
    */
   current(): Lock | undefined {
-    return heldContext.get()?.lock;
+    return this.runtime.held()?.lock;
   }
 
   /** The abort signal of {@link LockService.current}: it aborts with a LockLostError when that lock is lost. */
   currentSignal(): AbortSignal | undefined {
-    return heldContext.get()?.signal;
+    return this.runtime.held()?.signal;
   }
 
   /** Locks this instance holds now (for diagnostics). */
   heldLocks(): readonly Lock[] {
-    return this.leases.list();
-  }
-
-  /**
-   * At shutdown: refuse new locks, give running `using()` work up to `shutdownTimeoutMs` to finish, abort the
-   * rest, then release every lock still held — before the connections close.
-   */
-  async beforeApplicationShutdown(): Promise<void> {
-    this.closing = true;
-    this.waiters.wakeAll();
-    await this.leases.close(this.moduleOptions.shutdownTimeoutMs);
+    return this.runtime.leases.list();
   }
 
   private async attempt(resource: string, keys: LeaseKeys, ttlMs: number, side: LeaseSide): Promise<Lock | Failure> {
-    if (this.closing) throw new LockNotAcquiredError(resource, 'shutdown', 1000);
+    if (this.runtime.closing) throw new LockNotAcquiredError(resource, 'shutdown', 1000);
     const token = tokens.take();
     const startedAt = performance.now();
     let result;
@@ -258,10 +201,10 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
     }
     if (!result.acquired) return result;
     const lock = new Lock(resource, token, result.fencingToken, keys, ttlMs, startedAt, side.context);
-    this.leases.add(lock, startedAt);
+    this.runtime.leases.add(lock, startedAt);
     if (!lock.isHeld) {
       // The reply came back after the lock's validity: it may already be someone else's. Give it back.
-      await this.leases.releaseQuietly(lock);
+      await this.runtime.leases.releaseQuietly(lock);
       return { reason: 'expired', retryAfterMs: 0 };
     }
     return lock;
@@ -271,11 +214,11 @@ export class LockService implements OnModuleInit, BeforeApplicationShutdown {
   private async measured(startedAt: number, attempt: Promise<Lock | Failure>): Promise<Lock | Failure> {
     try {
       const outcome = await attempt;
-      this.metrics.acquisition(outcome instanceof Lock ? 'acquired' : outcome.reason, startedAt);
+      this.runtime.metrics.acquisition(outcome instanceof Lock ? 'acquired' : outcome.reason, startedAt);
       return outcome;
     } catch (error) {
-      if (error instanceof LockNotAcquiredError) this.metrics.acquisition(error.reason, startedAt);
-      else if (error instanceof RedisRefusedError) this.metrics.acquisition('refused', startedAt);
+      if (error instanceof LockNotAcquiredError) this.runtime.metrics.acquisition(error.reason, startedAt);
+      else if (error instanceof RedisRefusedError) this.runtime.metrics.acquisition('refused', startedAt);
       throw error;
     }
   }

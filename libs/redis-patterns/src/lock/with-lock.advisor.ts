@@ -3,6 +3,7 @@ import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../core/advice/
 import { checkKnownKeys, checkObject, checkOneOf, checkOptionalNumber, invalid } from '../core/options/option-checks';
 import { LockNotAcquiredError } from '../lease/lock-not-acquired.error';
 import { checkResource } from '../lease/lease-arguments';
+import { LockRuntime } from './lock.runtime';
 import { LockService } from './lock.service';
 import type { WithLockOptions } from './with-lock.decorator';
 
@@ -11,7 +12,10 @@ const KNOWN_KEYS = ['resource', 'ttlMs', 'waitMs', 'onContention'] as const;
 /** Turns `@WithLock` options into the advice around each decorated method; bad options fail startup. */
 @Injectable()
 export class WithLockAdvisor implements MethodAdvisor<WithLockOptions> {
-  constructor(private readonly locks: LockService) {}
+  constructor(
+    private readonly locks: LockService,
+    private readonly runtime: LockRuntime,
+  ) {}
 
   prepare(raw: WithLockOptions, method: AdvisedMethod): MethodAdvice {
     const path = `@WithLock(${method.className}.${method.methodName})`;
@@ -39,7 +43,7 @@ export class WithLockAdvisor implements MethodAdvisor<WithLockOptions> {
         if (skip && error instanceof LockNotAcquiredError && error.reason === 'contention') return undefined;
         throw error;
       }
-      return this.locks.runHeld(lock, () => proceed(), methodName);
+      return this.runtime.leases.run(lock, () => proceed(), methodName);
     };
   }
 }

@@ -5,10 +5,12 @@ import { RedisConnections } from '../core/connections/redis-connections';
 import { OnRedisMessageExplorer } from './on-redis-message.explorer';
 import { PUBSUB_SETTINGS, type PubSubSettings, resolvePubSubSettings } from './pubsub.options';
 import { PUBSUB_STORE, RedisPubSubStore } from './pubsub.store';
+import { PubSubRuntime } from './pubsub.runtime';
 import { PubSubService } from './pubsub.service';
 import { StreamConsumerExplorer } from './stream-consumer.explorer';
 import { resolveStreamsSettings, STREAMS_SETTINGS, type StreamsSettings } from './streams.options';
 import { RedisStreamsStore, STREAMS_STORE } from './streams.store';
+import { StreamsRuntime } from './streams.runtime';
 import { StreamsService } from './streams.service';
 import { MemoryPubSubStore } from './memory/memory-pubsub.store';
 import { MemoryStreamsStore } from './memory/memory-streams.store';
@@ -38,7 +40,9 @@ export const MESSAGING_PROVIDERS: Provider[] = [
       connections.memory ? new MemoryStreamsStore() : new RedisStreamsStore(connections, settings.connection),
     inject: [STREAMS_SETTINGS, RedisConnections],
   },
+  PubSubRuntime,
   PubSubService,
+  StreamsRuntime,
   StreamsService,
   OnRedisMessageExplorer,
   StreamConsumerExplorer,

@@ -4,7 +4,7 @@ import { discoverMethods } from '../core/advice/discover-methods';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import { ON_REDIS_MESSAGE } from './on-redis-message.decorator';
-import { PubSubService } from './pubsub.service';
+import { PubSubRuntime } from './pubsub.runtime';
 import { withDeadline } from '../core/time/with-deadline';
 
 /**
@@ -17,7 +17,7 @@ export class OnRedisMessageExplorer implements OnApplicationBootstrap {
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
-    private readonly pubsub: PubSubService,
+    private readonly pubsub: PubSubRuntime,
     @Inject(RESOLVED_OPTIONS) private readonly options: ResolvedRedisPatternsOptions,
   ) {}
 

@@ -5,7 +5,7 @@ import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { StreamConsumerSettings, StreamMessage } from './stream-consume-options';
 import { STREAM_CONSUMER } from './stream-consumer.decorator';
-import { StreamsService } from './streams.service';
+import { StreamsRuntime } from './streams.runtime';
 import { withDeadline } from '../core/time/with-deadline';
 
 interface Declared {
@@ -16,7 +16,7 @@ interface Declared {
 
 /**
  * Finds every `@StreamConsumer` method at module init (so bad options fail startup before anything is read) and
- * starts the consumers at bootstrap. `StreamsService` stops and drains them in `beforeApplicationShutdown`.
+ * starts the consumers at bootstrap. `StreamsRuntime` stops and drains them in `beforeApplicationShutdown`.
  */
 @Injectable()
 export class StreamConsumerExplorer implements OnModuleInit, OnApplicationBootstrap {
@@ -25,7 +25,7 @@ export class StreamConsumerExplorer implements OnModuleInit, OnApplicationBootst
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
-    private readonly streams: StreamsService,
+    private readonly streams: StreamsRuntime,
     @Inject(RESOLVED_OPTIONS) private readonly options: ResolvedRedisPatternsOptions,
   ) {}
 

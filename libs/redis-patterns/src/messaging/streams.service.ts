@@ -1,25 +1,15 @@
-import { type ObservedGroup, observeConsumerGroups } from './messaging.metrics';
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
-import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { KeyBuilder } from '../core/keys/key-builder';
 import { checkNumber } from '../core/options/option-checks';
-import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
-import { InvalidArgumentError } from '../errors/invalid-argument.error';
-import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
-import { type DeadLetterReplay, replayDeadLetters } from './dead-letter-replay';
-import { type ConsumeOptions, type ResolvedConsumerSettings, resolveConsumerSettings } from './stream-consume-options';
-import { StreamConsumerLoop, type StreamConsumerHandle } from './stream-consumer';
-import { STREAMS_NUMBER_RULES, STREAMS_SETTINGS, type StreamsSettings } from './streams.options';
-import { STREAMS_STORE, type StreamsStore } from './streams.store';
 import { libraryTracer } from '../core/telemetry/tracing';
-import type { Observation } from '../core/telemetry/metrics';
+import { InvalidArgumentError } from '../errors/invalid-argument.error';
+import { type DeadLetterReplay, replayDeadLetters } from './dead-letter-replay';
+import type { ConsumeOptions } from './stream-consume-options';
+import type { StreamConsumerHandle } from './stream-consumer';
+import { STREAMS_NUMBER_RULES, STREAMS_SETTINGS, type StreamsSettings } from './streams.options';
+import { STREAM_NAMESPACE, StreamsRuntime } from './streams.runtime';
+import { STREAMS_STORE, type StreamsStore } from './streams.store';
 import { appendTraceFields } from './trace-envelope';
-
-type ConsumerOptionsSource = { kind: 'argument' | 'option'; path: string };
-
-/** The key-builder pattern under which streams live: `<keyPrefix>:stream:<stream>`. */
-export const STREAM_NAMESPACE = 'stream';
 
 /** Field values accepted by `add`; numbers are stored as their decimal string. */
 export type StreamFields = Record<string, string | number>;
@@ -27,30 +17,19 @@ export type StreamFields = Record<string, string | number>;
 /**
  * Redis Streams with consumer groups: durable, at-least-once delivery with acknowledgements, reclaim of entries
  * left behind by crashed consumers (XAUTOCLAIM) and a dead-letter stream for entries that keep failing. Every
- * consumer it starts is stopped and drained in `beforeApplicationShutdown`, before the module closes connections.
+ * consumer it starts is stopped and drained at shutdown, before the module closes connections.
  */
 @Injectable()
-export class StreamsService implements BeforeApplicationShutdown {
-  private readonly logger: LoggerService;
-  /** Running consumers, with the group each reads (for the backlog gauges). */
-  private readonly consumers = new Map<StreamConsumerLoop, ObservedGroup>();
-  private closed = false;
+export class StreamsService {
   private readonly tracer = libraryTracer();
-  private readonly backlogGauges: Observation;
 
   /** Created by the module's dependency injection; not part of the public API. @internal */
   constructor(
     private readonly keys: KeyBuilder,
-    @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
     @Inject(STREAMS_SETTINGS) private readonly settings: StreamsSettings,
     @Inject(STREAMS_STORE) private readonly store: StreamsStore,
-  ) {
-    this.logger = options.logger ?? new Logger('StreamsService');
-    this.backlogGauges = observeConsumerGroups(
-      () => this.consumers.values(),
-      (key, group) => this.store.groupBacklog(key, group),
-    );
-  }
+    private readonly runtime: StreamsRuntime,
+  ) {}
 
   /** The raw Redis key of a stream name (for redis-cli and monitoring). */
   keyOf(stream: string): string {
@@ -83,37 +62,7 @@ export class StreamsService implements BeforeApplicationShutdown {
    * be idempotent: a crash between handling and acknowledging redelivers the entry (use `message.id` as the key).
    */
   consume(options: ConsumeOptions): StreamConsumerHandle {
-    return this.startConsumer(options, { kind: 'argument', path: 'options' });
-  }
-
-  /** @internal Validates consumer options as `consume()` would; the explorer calls it at module init. */
-  validateConsumer(options: ConsumeOptions, source: ConsumerOptionsSource): ResolvedConsumerSettings {
-    if (typeof options?.handler !== 'function') {
-      throw new InvalidArgumentError(`${source.path}.handler`, 'expected a function');
-    }
-    return resolveConsumerSettings(options, this.settings, defaultConsumerName, { ...source, extraKeys: ['handler'] });
-  }
-
-  /** @internal `consume()` with the error kind chosen by the caller (the explorer reports options errors). */
-  startConsumer(options: ConsumeOptions, source: ConsumerOptionsSource): StreamConsumerHandle {
-    const settings = this.validateConsumer(options, source);
-    if (this.closed) throw new InvalidArgumentError(source.path, 'the application is shutting down: no new consumer');
-    const consumer = new StreamConsumerLoop({
-      settings,
-      handler: options.handler,
-      store: this.store,
-      reader: this.store.openReader(`stream:${settings.group}:${settings.consumer}`),
-      keys: {
-        source: this.keys.key(STREAM_NAMESPACE, settings.stream),
-        deadLetter: this.keys.key(STREAM_NAMESPACE, settings.deadLetterStream),
-      },
-      deadLetterMaxLength: this.settings.deadLetterMaxLength,
-      logger: this.logger,
-    });
-    this.consumers.set(consumer, { stream: settings.stream, group: settings.group, key: this.keys.key(STREAM_NAMESPACE, settings.stream) });
-    void consumer.stopped.then(() => this.consumers.delete(consumer));
-    // The loop outlives this call: it must not run (and make its commands' spans) inside the caller's trace.
-    return this.tracer.detached(() => consumer.start());
+    return this.runtime.startConsumer(options, { kind: 'argument', path: 'options' });
   }
 
   /**
@@ -147,19 +96,12 @@ export class StreamsService implements BeforeApplicationShutdown {
       },
     );
     if (result.skipped.length > 0) {
-      this.logger.warn(
+      this.runtime.logger.warn(
         `${result.skipped.length} dead-letter entr${result.skipped.length === 1 ? 'y' : 'ies'} of ${JSON.stringify(stream)} ` +
           `could not be replayed and stay in the dead-letter stream (first: ${result.skipped[0].id}, ${JSON.stringify(result.skipped[0].reason)})`,
       );
     }
     return result;
-  }
-
-  /** Stops every consumer started here (decorated or not), draining in-flight handlers, before connections close. */
-  async beforeApplicationShutdown(): Promise<void> {
-    this.closed = true;
-    this.backlogGauges.remove();
-    await Promise.all([...this.consumers.keys()].map((consumer) => consumer.stop()));
   }
 }
 
@@ -189,8 +131,4 @@ function flattenFields(fields: StreamFields): string[] {
   }
   if (flat.length === 0) throw new InvalidArgumentError('fields', 'expected at least one field');
   return flat;
-}
-
-function defaultConsumerName(): string {
-  return `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
 }

@@ -5,7 +5,7 @@ import { rateLimitHeaders } from './rate-limit-headers';
 import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit.options';
 import { RateLimitIdentity, type LimiterKeyParts } from './rate-limit-identity';
 import { trackerPart } from './rate-limit-key';
-import { RateLimiterService } from './rate-limiter.service';
+import { RateLimitRuntime } from './rate-limit.runtime';
 import { policiesOf, type RateLimitMetadata, resolveLimiter } from './resolve-limiter';
 
 /**
@@ -15,7 +15,7 @@ import { policiesOf, type RateLimitMetadata, resolveLimiter } from './resolve-li
 @Injectable()
 export class RateLimitAdvisor implements MethodAdvisor<RateLimitMetadata> {
   constructor(
-    private readonly limiter: RateLimiterService,
+    private readonly runtime: RateLimitRuntime,
     private readonly identity: RateLimitIdentity,
     @Inject(RATE_LIMIT_SETTINGS) private readonly settings: RateLimitSettings,
   ) {}
@@ -29,7 +29,7 @@ export class RateLimitAdvisor implements MethodAdvisor<RateLimitMetadata> {
     const legacy = this.settings.legacyHeaders;
     const decide = async (identity: LimiterKeyParts, policyArgs: readonly unknown[], proceed: () => Promise<unknown>): Promise<unknown> => {
       const compiled = resolved.compiled ?? (await policiesOf(resolved, policyArgs));
-      const decision = await this.limiter.decide(identity, compiled, cost, outage, name);
+      const decision = await this.runtime.decide(identity, compiled, cost, outage, name);
       if (!decision.allowed)
         throw new RateLimitDeniedError(name, 'exceeded', { decision, headers: rateLimitHeaders(decision, compiled, legacy) });
       return proceed();

@@ -10,6 +10,7 @@ import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit.option
 import type { RateLimitDecision } from './rate-limit-policy';
 import { RateLimitIdentity } from './rate-limit-identity';
 import { RateLimiterService } from './rate-limiter.service';
+import { RateLimitRuntime } from './rate-limit.runtime';
 import type { CompiledPolicies } from './compile-policies';
 import { policiesOf, type RateLimitMetadata, type ResolvedLimiter, resolveLimiter, skipsHandlerCall } from './resolve-limiter';
 import { isThenable } from '../core/promises/is-thenable';
@@ -56,12 +57,13 @@ export class RateLimitGuard implements CanActivate {
   constructor(
     /** Reads the `@RateLimit` and `@SkipRateLimit` metadata of the handler and its class. */
     protected readonly reflector: Reflector,
-    /** The service that takes each decision; available to subclasses. */
+    /** The module's rate limiter service; available to subclasses. */
     @Optional() protected readonly limiter: RateLimiterService,
     @Optional() private readonly identity: RateLimitIdentity,
     @Optional() @Inject(RATE_LIMIT_SETTINGS) private readonly settings: RateLimitSettings,
+    @Optional() private readonly runtime: RateLimitRuntime,
   ) {
-    if (!limiter || !identity || !settings) {
+    if (!limiter || !identity || !settings || !runtime) {
       const site = sites.get(new.target);
       throw new RedisPatternsNotBoundError(site?.className ?? RateLimitGuard.name, site?.methodName, UNREACHABLE_MODULE);
     }
@@ -90,7 +92,7 @@ export class RateLimitGuard implements CanActivate {
     let compiled: CompiledPolicies;
     try {
       compiled = dynamic ? await policiesOf(limiter, [request, context]) : limiter.compiled!;
-      decision = await this.limiter.decide(isThenable(key) ? await key : key, compiled, limiter.cost, limiter.outage, limiter.name);
+      decision = await this.runtime.decide(isThenable(key) ? await key : key, compiled, limiter.cost, limiter.outage, limiter.name);
     } catch (error) {
       throw toContextError(error, context, undefined, this.droppedEvents?.report);
     }

@@ -10,6 +10,7 @@ import { RateLimitGuard } from './rate-limit.guard';
 import { RateLimitIdentity } from './rate-limit-identity';
 import { RateLimitMetadataValidator } from './rate-limit-metadata.validator';
 import { RateLimiterService } from './rate-limiter.service';
+import { RateLimitRuntime } from './rate-limit.runtime';
 
 /** The providers (services, advisors, guards) of this pattern; the module provides and exports them all. */
 export const RATE_LIMIT_PROVIDERS: Provider[] = [
@@ -22,6 +23,7 @@ export const RATE_LIMIT_PROVIDERS: Provider[] = [
     memory: (keyspace) => new MemoryRateLimitStore(keyspace),
     redis: (redis) => new RedisRateLimitStore(redis),
   }),
+  RateLimitRuntime,
   RateLimiterService,
   RateLimitIdentity,
   RateLimitAdvisor,

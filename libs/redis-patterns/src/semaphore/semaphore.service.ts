@@ -1,24 +1,19 @@
 import { performance } from 'node:perf_hooks';
-import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type LoggerService } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { KeyBuilder } from '../core/keys/key-builder';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import type { AcquireOptions, TryAcquireOptions } from '../lease/acquire-options';
 import { attemptUntil, type Refusal } from '../lease/backoff';
-import { HeldLeases } from '../lease/held-leases';
-import type { LeaseContext } from '../lease/lease';
 import { checkMs, checkResource } from '../lease/lease-arguments';
 import type { LeaseKeys } from '../lease/lease-keys';
-import { LeaseMetrics } from '../lease/lease.metrics';
-import { LocalWaiters } from '../lease/local-waiters';
 import { refusalIn } from '../lease/refusal-in';
 import { TokenSource } from '../lease/token-source';
 import { LEASE_SETTINGS, type LeaseSettings } from '../lease/lease.options';
 import { RedisRefusedError } from '../errors/redis-refused.error';
-import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
-import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { Permit } from './permit';
 import { type PermitFailureReason, PermitNotAcquiredError } from './permit-not-acquired.error';
 import { checkPermits, semaphoreKeys } from './semaphore-keys';
+import { SemaphoreRuntime } from './semaphore.runtime';
 import { SEMAPHORE_STORE, type SemaphoreStore } from './semaphore.store';
 
 /** The work of `using()`: `signal` aborts (reason: a PermitLostError) as soon as the permit is known to be lost. */
@@ -44,44 +39,14 @@ const tokens = new TokenSource();
  * }, { ttlMs: 30_000, waitMs: 5_000 });
  */
 @Injectable()
-export class SemaphoreService implements BeforeApplicationShutdown {
-  private readonly logger: LoggerService;
-  private readonly leases: HeldLeases<Permit>;
-  private readonly waiters = new LocalWaiters();
-  private readonly context: LeaseContext<Permit>;
-  private readonly metrics = new LeaseMetrics({
-    prefix: 'redis_patterns.semaphore',
-    one: 'permit',
-    many: 'permits',
-    calls: 'tryAcquire, acquire, using, @WithPermit',
-  });
-  private closing = false;
-
+export class SemaphoreService {
   /** Created by the module's dependency injection; not part of the public API. @internal */
   constructor(
-    @Inject(RESOLVED_OPTIONS) private readonly moduleOptions: ResolvedRedisPatternsOptions,
     private readonly keys: KeyBuilder,
     @Inject(LEASE_SETTINGS) private readonly settings: LeaseSettings,
     @Inject(SEMAPHORE_STORE) private readonly store: SemaphoreStore,
-  ) {
-    this.logger = moduleOptions.logger ?? new Logger('RedisPatterns:Semaphore');
-    this.leases = new HeldLeases<Permit>({
-      autoExtendRatio: settings.autoExtendRatio,
-      logger: this.logger,
-      logContext: 'SemaphoreService',
-      lost: () => this.metrics.lost(),
-    });
-    this.context = {
-      store,
-      driftMs: (ttlMs) => Math.ceil(ttlMs * settings.driftFactor) + 2,
-      forget: (permit) => {
-        const acquiredAt = this.leases.delete(permit);
-        this.waiters.wakeOne(permit.keys.lease);
-        if (acquiredAt !== undefined) this.metrics.released(acquiredAt);
-      },
-      extended: () => this.metrics.extended(),
-    };
-  }
+    private readonly runtime: SemaphoreRuntime,
+  ) {}
 
   /**
    * One attempt (one round trip): a permit, or null when `permits` holders have one. Rejects with
@@ -113,7 +78,7 @@ export class SemaphoreService implements BeforeApplicationShutdown {
         (o): o is Permit => o instanceof Permit,
         startedAt + waitMs,
         this.settings,
-        (ms) => this.waiters.sleep(keys.lease, ms),
+        (ms) => this.runtime.waiters.sleep(keys.lease, ms),
       ),
     );
     if (outcome instanceof Permit) return outcome;
@@ -128,31 +93,16 @@ export class SemaphoreService implements BeforeApplicationShutdown {
   async using<T>(resource: string, permits: number, work: PermitWork<T>, options: AcquireOptions = {}): Promise<T> {
     if (typeof work !== 'function') throw new InvalidArgumentError('work', 'expected a function (signal, permit) => result');
     const permit = await this.acquire(resource, permits, options);
-    return this.runHeld(permit, work);
-  }
-
-  /** @internal Runs work under an acquired permit, with auto-extension, then releases it. */
-  runHeld<T>(permit: Permit, work: PermitWork<T>): Promise<T> {
-    return this.leases.run(permit, work);
+    return this.runtime.leases.run(permit, work);
   }
 
   /** Permits this instance holds now (for diagnostics). */
   heldPermits(): readonly Permit[] {
-    return this.leases.list();
-  }
-
-  /**
-   * At shutdown: refuse new permits, give running `using()` work up to `shutdownTimeoutMs` to finish, abort the rest,
-   * then release every permit still held — before the connections close.
-   */
-  async beforeApplicationShutdown(): Promise<void> {
-    this.closing = true;
-    this.waiters.wakeAll();
-    await this.leases.close(this.moduleOptions.shutdownTimeoutMs);
+    return this.runtime.leases.list();
   }
 
   private async attempt(resource: string, permits: number, keys: LeaseKeys, ttlMs: number): Promise<Permit | Failure> {
-    if (this.closing) throw new PermitNotAcquiredError(resource, permits, 'shutdown', 1000);
+    if (this.runtime.closing) throw new PermitNotAcquiredError(resource, permits, 'shutdown', 1000);
     const token = tokens.take();
     const startedAt = performance.now();
     let result;
@@ -164,11 +114,11 @@ export class SemaphoreService implements BeforeApplicationShutdown {
       throw refusalIn(error) ?? new PermitNotAcquiredError(resource, permits, 'unavailable', 1000, { cause: error });
     }
     if (!result.acquired) return { reason: 'contention', retryAfterMs: result.retryAfterMs };
-    const permit = new Permit(resource, permits, token, result.fencingToken, keys, ttlMs, startedAt, this.context);
-    this.leases.add(permit, startedAt);
+    const permit = new Permit(resource, permits, token, result.fencingToken, keys, ttlMs, startedAt, this.runtime.context);
+    this.runtime.leases.add(permit, startedAt);
     if (!permit.isHeld) {
       // The reply came back after the permit's validity: its place may already be someone else's. Give it back.
-      await this.leases.releaseQuietly(permit);
+      await this.runtime.leases.releaseQuietly(permit);
       return { reason: 'expired', retryAfterMs: 0 };
     }
     return permit;
@@ -178,11 +128,11 @@ export class SemaphoreService implements BeforeApplicationShutdown {
   private async measured(startedAt: number, acquisition: Promise<Permit | Failure>): Promise<Permit | Failure> {
     try {
       const outcome = await acquisition;
-      this.metrics.acquisition(outcome instanceof Permit ? 'acquired' : outcome.reason, startedAt);
+      this.runtime.metrics.acquisition(outcome instanceof Permit ? 'acquired' : outcome.reason, startedAt);
       return outcome;
     } catch (error) {
-      if (error instanceof PermitNotAcquiredError) this.metrics.acquisition(error.reason, startedAt);
-      else if (error instanceof RedisRefusedError) this.metrics.acquisition('refused', startedAt);
+      if (error instanceof PermitNotAcquiredError) this.runtime.metrics.acquisition(error.reason, startedAt);
+      else if (error instanceof RedisRefusedError) this.runtime.metrics.acquisition('refused', startedAt);
       throw error;
     }
   }

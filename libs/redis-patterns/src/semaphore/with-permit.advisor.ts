@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../core/advice/method-advice.interface';
 import { checkKnownKeys, checkNumber, checkObject, checkOptionalNumber, invalid } from '../core/options/option-checks';
 import { checkResource } from '../lease/lease-arguments';
+import { SemaphoreRuntime } from './semaphore.runtime';
 import { SemaphoreService } from './semaphore.service';
 import type { WithPermitOptions } from './with-permit.decorator';
 
@@ -10,7 +11,10 @@ const KNOWN_KEYS = ['resource', 'permits', 'ttlMs', 'waitMs'] as const;
 /** Turns `@WithPermit` options into the advice around each decorated method; bad options fail startup. */
 @Injectable()
 export class WithPermitAdvisor implements MethodAdvisor<WithPermitOptions> {
-  constructor(private readonly semaphores: SemaphoreService) {}
+  constructor(
+    private readonly semaphores: SemaphoreService,
+    private readonly runtime: SemaphoreRuntime,
+  ) {}
 
   prepare(raw: WithPermitOptions, method: AdvisedMethod): MethodAdvice {
     const path = `@WithPermit(${method.className}.${method.methodName})`;
@@ -27,7 +31,7 @@ export class WithPermitAdvisor implements MethodAdvisor<WithPermitOptions> {
 
     return async (invocation, proceed) => {
       const permit = await this.semaphores.acquire(checkResource(resourceOf(...invocation.args)), permits, { ttlMs, waitMs });
-      return this.semaphores.runHeld(permit, () => proceed());
+      return this.runtime.leases.run(permit, () => proceed());
     };
   }
 }

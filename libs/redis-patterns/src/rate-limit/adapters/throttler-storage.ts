@@ -3,6 +3,7 @@ import { describeValue } from '../../core/options/option-checks';
 import { compilePolicies, expectedAlgorithm, type PolicyErrorFactory } from '../compile-policies';
 import type { WindowPolicy } from '../rate-limit-policy';
 import type { RateLimiterService } from '../rate-limiter.service';
+import { RateLimitRuntime } from '../rate-limit.runtime';
 
 /** What `@nestjs/throttler`'s `ThrottlerStorage.increment` resolves to (declared here: the package is not a dependency). */
 export interface ThrottlerStorageRecord {
@@ -52,6 +53,7 @@ const argumentError: PolicyErrorFactory = (field, expected, received) =>
  */
 export class RedisPatternsThrottlerStorage {
   private readonly algorithm: WindowPolicy['algorithm'];
+  private readonly runtime: RateLimitRuntime;
 
   constructor(
     private readonly limiter: RateLimiterService,
@@ -65,6 +67,9 @@ export class RedisPatternsThrottlerStorage {
       );
     }
     this.algorithm = algorithm;
+    const runtime = RateLimitRuntime.of(limiter);
+    if (!runtime) throw new InvalidArgumentError('limiter', "expected the module's RateLimiterService (inject it)");
+    this.runtime = runtime;
   }
 
   /**
@@ -80,7 +85,7 @@ export class RedisPatternsThrottlerStorage {
     const name = `throttler:${throttlerName}`;
     // Separate key parts: no throttler name and key can be spelled as another pair's.
     const identity = ['throttler', throttlerName, key];
-    const decision = await this.limiter.decide(identity, compiled, 1, NO_OUTAGE_OVERRIDE, name);
+    const decision = await this.runtime.decide(identity, compiled, 1, NO_OUTAGE_OVERRIDE, name);
     const timeToExpire = Math.ceil(decision.resetMs / 1000);
     if (decision.allowed) return { totalHits: limit - decision.remaining, timeToExpire, isBlocked: false, timeToBlockExpire: 0 };
     if (blockMs > 0 && decision.retryAfterMs >= blockMs) await this.forgetCount(identity, policy, limit);
