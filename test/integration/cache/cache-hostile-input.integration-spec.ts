@@ -5,21 +5,9 @@ import { CacheService, Cacheable, InvalidOptionsError, RedisPatternsModule, Redi
 import { type BackendName, connectionOf, inspectKeys, type KeyInspector } from '../../support/backends';
 import { connectionFor, uniquePrefix, waitFor } from '../../support/redis-env';
 import { type AclUser, createAclUser } from '../connections/acl-user';
+import { CapturingLogger } from '../../support/capturing-logger';
 // The key escaper, an internal, by relative path: the attacker's key is what it makes of the victim's.
 import { escapeKeyPart } from '../../../libs/redis-patterns/src/core/keys/escape-key-part';
-
-class CapturingLogger implements LoggerService {
-  readonly warnings: string[] = [];
-  readonly errors: string[] = [];
-  log(): void {}
-  warn(message: unknown): void {
-    this.warnings.push(String(message));
-  }
-  error(message: unknown): void {
-    this.errors.push(String(message));
-  }
-  debug(): void {}
-}
 
 /** A filter whose state is private: invisible to any encoding of its own properties. */
 class ReportFilter {

@@ -5,6 +5,7 @@ import {
   LeaderElection,
   LockNotAcquiredError,
   LockService,
+  RedisPatternsHealthIndicator,
   RedisRefusedError,
   SemaphoreService,
   WithLock,
@@ -170,5 +171,44 @@ describe('Locks on a key of another type (WRONGTYPE)', () => {
     expect(error).not.toBeInstanceOf(LockNotAcquiredError);
     expect(error).toBeInstanceOf(RedisRefusedError);
     expect((error as Error).message).toMatch(/WRONGTYPE/);
+  });
+});
+
+describe('Locks with lock.waitReplicas when Redis refuses WAIT (an ACL without it)', () => {
+  let user: AclUser;
+  let app: INestApplication;
+  let admin: Redis;
+  const prefix = uniquePrefix('lock-nowait');
+
+  beforeAll(async () => {
+    user = await createAclUser('lock-nowait', ['~*', '&*', '+@all', '-wait']);
+    app = await startLockApp({ connection: user.url, keyPrefix: prefix, lock: { waitReplicas: 1, waitReplicasTimeoutMs: 50 } });
+    admin = new Redis(process.env.REDIS_URL_STANDALONE!);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await user?.remove();
+    await admin?.del(`${prefix}:lock:{refused-wait}:fence`);
+    admin?.disconnect();
+  });
+
+  it('rejects with a RedisRefusedError naming WAIT (a configuration error, not "unavailable") and gives the lock back', async () => {
+    const locks = app.get(LockService);
+    const error = await locks.tryAcquire('refused-wait').catch((e: unknown) => e);
+    expect(error).not.toBeInstanceOf(LockNotAcquiredError);
+    expect(error).toBeInstanceOf(RedisRefusedError);
+    expect(error).toMatchObject({ command: 'wait', reply: 'NOPERM', code: 'REDIS_REFUSED' });
+    expect(locks.heldLocks()).toHaveLength(0);
+    // The script ran before WAIT was refused: the lease it wrote was released, not left to expire.
+    expect(await admin.exists(`${prefix}:lock:{refused-wait}`)).toBe(0);
+    // Health names the refusal until WAIT is allowed again; then, with no replica to acknowledge, the lock is
+    // refused for replication (an answer, not a configuration error) and health is up.
+    const health = app.get(RedisPatternsHealthIndicator);
+    const down = await health.check('redis');
+    expect(down.redis.status).toBe('down');
+    expect(down.redis.connections.default.error).toMatch(/WAIT.*NOPERM/);
+    await user.change(['+wait']);
+    await expect(locks.tryAcquire('refused-wait')).rejects.toMatchObject({ reason: 'replication' });
+    expect((await health.check('redis')).redis.status).toBe('up');
   });
 });

@@ -2,9 +2,17 @@ import type { LoggerService } from '@nestjs/common';
 import { Cluster, type Redis } from 'ioredis';
 import type { RedisClient } from '../../core/connections/redis-connections';
 import { DEDICATED_CONNECTION_OVERRIDES, reconnectDelayMs } from '../../core/connections/fail-fast-defaults';
+import { configurationReplyCode } from '../../errors/redis-refused.error';
 
 /** The channel Redis publishes client-side-caching invalidations on for RESP2 connections (REDIRECT mode). */
 export const INVALIDATE_CHANNEL = '__redis__:invalidate';
+
+/**
+ * How long a subscriber whose `CLIENT TRACKING` was refused (an ACL without `client|tracking`, a managed service that
+ * blocks it) waits before it asks again: the refusal will not change by reconnecting at once, and an ACL fixed later
+ * is picked up without a restart.
+ */
+export const REFUSED_RETRY_MS = 60_000;
 
 /** What the listener tells the near cache. */
 export interface InvalidationSink {
@@ -32,6 +40,8 @@ export interface InvalidationSink {
 export class InvalidationListener {
   private readonly subscribers = new Map<string, Redis>();
   private readonly up = new Set<Redis>();
+  /** Subscribers whose tracking Redis refused, each with the timer of its next attempt. */
+  private readonly refused = new Map<Redis, NodeJS.Timeout>();
   private stopped = false;
   private readonly onTopology = () => this.syncMasters();
 
@@ -43,7 +53,10 @@ export class InvalidationListener {
     private readonly logger: LoggerService,
   ) {}
 
-  /** Opens the subscriber(s); resolves once every one is tracking, or after `timeoutMs` (L1 stays paused until then). */
+  /**
+   * Opens the subscriber(s); resolves once every one is tracking or was refused tracking, or after `timeoutMs` (L1
+   * stays paused until every one is tracking).
+   */
   async start(timeoutMs: number): Promise<void> {
     if (this.data instanceof Cluster) {
       this.data.on('+node', this.onTopology);
@@ -52,7 +65,9 @@ export class InvalidationListener {
     }
     this.syncMasters();
     const deadline = Date.now() + timeoutMs;
-    while (!this.stopped && !this.allUp() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    // A refused subscriber will not come up by waiting: startup goes on without L1.
+    const answered = (): boolean => [...this.subscribers.values()].every((client) => this.up.has(client) || this.refused.has(client));
+    while (!this.stopped && !answered() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   }
 
   /** The dedicated connections (for diagnostics and tests). */
@@ -71,6 +86,8 @@ export class InvalidationListener {
     const all = [...this.subscribers.values()];
     this.subscribers.clear();
     this.up.clear();
+    for (const timer of this.refused.values()) clearTimeout(timer);
+    this.refused.clear();
     await Promise.all(all.map((client) => client.quit().catch(() => client.disconnect())));
   }
 
@@ -89,6 +106,8 @@ export class InvalidationListener {
       changed = true;
       this.subscribers.delete(endpoint);
       this.up.delete(client);
+      clearTimeout(this.refused.get(client));
+      this.refused.delete(client);
       client.disconnect();
     }
     for (const [endpoint, node] of wanted) {
@@ -131,14 +150,38 @@ export class InvalidationListener {
       await client.call('CLIENT', 'TRACKING', 'ON', 'REDIRECT', String(id), 'BCAST', 'PREFIX', this.prefix);
       await client.subscribe(INVALIDATE_CHANNEL);
       if (this.stopped || ![...this.subscribers.values()].includes(client)) return;
+      this.refused.delete(client);
       this.up.add(client);
       this.changed();
     } catch (error) {
-      this.logger.warn(
-        `Near cache: could not enable invalidation tracking (${(error as Error).message}); L1 stays off until it reconnects.`,
-      );
-      client.disconnect(true);
+      const message = (error as Error).message;
+      if (configurationReplyCode(error) === undefined) {
+        this.logger.warn(`Near cache: could not enable invalidation tracking (${message}); L1 stays off until it reconnects.`);
+        client.disconnect(true);
+        return;
+      }
+      this.refusedTracking(client, message);
     }
+  }
+
+  // A configuration reply: asking again at once would be refused again, in a reconnect loop that logs every time.
+  // Said once at error level (it names what to grant), then asked again every REFUSED_RETRY_MS, quietly.
+  private refusedTracking(client: Redis, message: string): void {
+    if (!this.refused.has(client)) {
+      this.logger.error(
+        `Near cache: Redis refused invalidation tracking (${message.split('\n')[0]}): the near cache stays off and reads go to Redis. ` +
+          'Grant the connection user +client|id, +client|tracking and the channel __redis__:invalidate (see docs/security.md), ' +
+          'or disable cache.nearCache; it is asked again every minute.',
+      );
+    }
+    client.disconnect(false);
+    if (this.stopped) return;
+    const retry = setTimeout(() => {
+      if (this.stopped || !this.refused.has(client)) return;
+      client.connect().catch(() => undefined);
+    }, REFUSED_RETRY_MS);
+    retry.unref();
+    this.refused.set(client, retry);
   }
 
   /** Any change of who is listening: clear first, then go live only when every master is covered. */

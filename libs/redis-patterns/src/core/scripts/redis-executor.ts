@@ -117,13 +117,10 @@ export class RedisExecutor {
       .call('wait', replicas, timeoutMs);
     const [[scriptError, reply], [waitError, acks]] = (await this.settled('eval', pipeline.exec())) as Array<[Error | null, unknown]>;
     if (scriptError) throw this.failed('eval', scriptError);
-    // A refusal of WAIT is the caller's to judge (the script ran); an outage gets the library's wording.
-    if (waitError)
-      return {
-        reply: reply as TReply,
-        acks: 0,
-        waitError: outageReason(waitError) ? (this.failed('wait', waitError) as Error) : waitError,
-      };
+    // WAIT's error is the caller's to judge (the script ran: its effects stay), classified as any other: an outage
+    // in the library's wording, a configuration reply (an ACL without WAIT) as a RedisRefusedError.
+    if (waitError) return { reply: reply as TReply, acks: 0, waitError: this.failed('wait', waitError) as Error };
+    if (this.lastRefusal?.command === 'wait') this.lastRefusal = undefined;
     return { reply: reply as TReply, acks: Number(acks) };
   }
 
