@@ -209,6 +209,11 @@ async function writeBehindCrash(context: ScenarioContext): Promise<Check[]> {
   let upAt: number | undefined;
   const carried = { keys: 0, announcements: 0 };
   const restartRedis = async (): Promise<void> => {
+    // The survivor's writer fails every call from here until the restarted server has been read, so what is pending
+    // when it is read below is still pending at the shutdown: the restart must bring those changes back from the
+    // AOF, or the check fails.
+    survivor.child.send('hold');
+    await survivor.child.waitForLine(/^held$/, 10_000);
     const pending = await pendingKeys();
     const candidates = [...pending.keys()].filter((key) => !frozen.has(key)).slice(0, MAX_RESTART_FROZEN);
     for (const key of candidates) frozen.set(key, 'restart');
@@ -220,7 +225,11 @@ async function writeBehindCrash(context: ScenarioContext): Promise<Check[]> {
     // Of the frozen keys' changes pending at the shutdown, those not flushed yet are in the restarted server only if
     // its AOF kept them.
     let after = new Map<string, number>();
-    await waitUntil(async () => ((after = await pendingKeys()), true), 5000, 'the restarted server to answer');
+    try {
+      await waitUntil(async () => ((after = await pendingKeys()), true), 5000, 'the restarted server to answer');
+    } finally {
+      survivor.child.send('release');
+    }
     const still = candidates.filter((key) => after.has(key));
     carried.keys = still.length;
     carried.announcements = still.reduce((sum, key) => sum + after.get(key)!, 0);
