@@ -1,8 +1,10 @@
 /**
  * `nestjs-redis-patterns doctor --url redis://host:6379 [--cluster] [--prefix rp] [--workload cache,locks]
- * [--sample-limit 10000] [--lock-ttl-ms 5000] [--timeout-ms 2000] [--json]`, or `doctor --help`
+ * [--sample-limit 10000] [--top 5] [--big-key-bytes N] [--big-key-elements N] [--acl-user NAME] [--lock-ttl-ms 5000]
+ * [--timeout-ms 2000] [--json]`, or `doctor --help`
  *
- * Runs the verification procedure (see runDoctor) and prints one pass / warn / fail line per check. The password
+ * Runs the verification procedure (see runDoctor) and prints one pass / warn / fail line per check, with its evidence
+ * and fix under it. The password
  * comes from the URL or, preferably, from the REDISCLI_AUTH environment variable (never from argv, which `ps`
  * shows). Exit code: 0 when nothing failed (warnings included), 1 when a check failed, 2 on bad arguments.
  */
@@ -11,13 +13,17 @@ import { formatReport } from './doctor/format-report';
 import { runDoctor } from './doctor/run-doctor';
 
 const USAGE =
-  'usage: nestjs-redis-patterns doctor [--url redis://host:port[/db]] [--cluster] [--prefix rp] [--workload cache,locks,…] [--sample-limit N] [--lock-ttl-ms N] [--timeout-ms N] [--json]   (doctor --help for details)';
+  'usage: nestjs-redis-patterns doctor [--url redis://host:port[/db]] [--cluster] [--prefix rp] [--workload cache,locks,…] [--sample-limit N] [--top N] [--big-key-bytes N] [--big-key-elements N] [--acl-user NAME] [--lock-ttl-ms N] [--timeout-ms N] [--json]   (doctor --help for details)';
 
 /** What `doctor --help` prints: every flag with its default, where the password comes from, the exit codes. */
 const DOCTOR_HELP = `usage: nestjs-redis-patterns doctor [options]
 
-Checks a Redis deployment against the library's verification procedure: connectivity and auth, dbsize and memory,
-the eviction policy against the workload, keys without a TTL under the prefix, and the lock self-test.
+Checks a Redis deployment against the library's verification procedure and the production hazards of the Redis
+pattern write-ups: connectivity and auth, dbsize and memory, the eviction policy against the workload, keys without
+a TTL under the prefix, big keys, hot keys, blocking and slow commands, the balance of a cluster's masters,
+fragmentation, evictions, rejected connections, replica lag, persistence, the ACL permissions the workloads need,
+and the lock self-test. Each finding is PASS, WARN or FAIL with its reason, the evidence under it and the fix.
+A check the server does not let run (CONFIG, SLOWLOG, MEMORY, ACL blocked or renamed) warns; the others go on.
 
 options:
   --url redis://host:port[/db]  the server (rediss:// for TLS); default $REDIS_URL, then redis://127.0.0.1:6379
@@ -25,15 +31,23 @@ options:
   --prefix PREFIX               the application's keyPrefix (default rp): only PREFIX:* is scanned for keys without
                                 a TTL, and finding none there is a warning
   --workload LIST               what the server is used for, a comma list of ${ALL_WORKLOADS.join(',')}
-                                (default: all); judges the eviction policy
-  --sample-limit N              examine at most N keys for a TTL (default 10000)
+                                (default: all); judges the eviction policy, evictions, persistence and permissions
+  --sample-limit N              examine at most N keys under PREFIX:* for a TTL, and at most N keys of the whole
+                                keyspace (SCAN, never KEYS) for big and hot keys (default 10000)
+  --top N                       list the N largest and the N hottest sampled keys (default 5)
+  --big-key-bytes N             a key using more than N bytes is big (default 10485760, 10 MB)
+  --big-key-elements N          a key holding more than N elements is big (default 1000000)
+  --acl-user NAME               judge this ACL user's permissions (the application's) with ACL DRYRUN; default the
+                                doctor's own user
   --lock-ttl-ms N               TTL of the lock self-test's key, ms (default 5000)
   --timeout-ms N                deadline of connecting and of each command, ms (default 2000)
-  --json                        print the report as JSON instead of one line per check
+  --json                        print the report as JSON ({ checks: [{ name, status, reason, evidence?, fix? }],
+                                ok, exitCode }) instead of one line per check
   -h, --help                    print this help and exit
 
 The password: in the URL or, better, in the REDISCLI_AUTH environment variable (argv is visible in ps). It is never
-printed. The doctor writes only two short-lived keys, PREFIX:doctor:lock:*, and deletes them.
+printed, and neither are command arguments (SLOWLOG entries are shown by command name and duration). The doctor
+writes only two short-lived keys, PREFIX:doctor:lock:*, and deletes them.
 
 exit codes:
   0  no check failed (warnings do not change it)
@@ -72,6 +86,21 @@ export function parseDoctorArgs(argv: readonly string[], env: NodeJS.ProcessEnv)
       case '--sample-limit':
         options.scanSampleLimit = number(flag, value());
         break;
+      case '--top':
+        options.topKeys = number(flag, value());
+        break;
+      case '--big-key-bytes':
+        options.bigKeyBytes = number(flag, value());
+        break;
+      case '--big-key-elements':
+        options.bigKeyElements = number(flag, value());
+        break;
+      case '--acl-user': {
+        const user = value();
+        if (!user || user.startsWith('--')) throw new Error('--acl-user expects an ACL user name');
+        options.aclUser = user;
+        break;
+      }
       case '--lock-ttl-ms':
         options.lockTtlMs = number(flag, value());
         break;

@@ -8,12 +8,15 @@ import type { DoctorOptions, DoctorReport } from './doctor/doctor.types';
 import { runDoctor } from './doctor/run-doctor';
 
 /** Options of {@link RedisPatternsDoctor.run}: the prefix and the connection come from the module. */
-export interface RedisPatternsDoctorOptions extends Pick<DoctorOptions, 'workloads' | 'scanSampleLimit' | 'lockTtlMs'> {
+export interface RedisPatternsDoctorOptions extends Pick<
+  DoctorOptions,
+  'workloads' | 'scanSampleLimit' | 'topKeys' | 'bigKeyBytes' | 'bigKeyElements' | 'aclUser' | 'lockTtlMs'
+> {
   /** The module connection to check (default: the default connection). */
   connection?: string;
 }
 
-const KNOWN = ['connection', 'workloads', 'scanSampleLimit', 'lockTtlMs'];
+const KNOWN = ['connection', 'workloads', 'scanSampleLimit', 'topKeys', 'bigKeyBytes', 'bigKeyElements', 'aclUser', 'lockTtlMs'];
 
 /**
  * The doctor (see `runDoctor`) run from inside the application, on the module's own connection and `keyPrefix`, so

@@ -1,13 +1,28 @@
 import type { Cluster, ClusterNode, Redis } from 'ioredis';
 
-/** The outcome of one doctor check. */
+/**
+ * The outcome of one doctor check: a finding with its status, a one-line reason and, where the check has them, the
+ * observations behind it (`evidence`) and what to change (`fix`). All of it is secret-free: passwords are redacted,
+ * and command arguments (which may hold secrets or user data) are never reported.
+ */
 export interface DoctorCheck {
-  /** Which check: `connectivity`, `dbsize-memory`, `eviction-policy`, `keys-without-ttl`, `lock-contention` or `lock-negative-control`. */
+  /**
+   * Which check: `connectivity`, `dbsize-memory`, `eviction-policy`, `keys-without-ttl`, `big-keys`, `hot-keys`,
+   * `blocking-commands`, `slow-commands`, `cluster-balance` (clusters only), `fragmentation`, `evictions`,
+   * `rejected-connections`, `replica-lag`, `persistence`, `permissions`, `lock-contention` or `lock-negative-control`.
+   */
   name: string;
-  /** `fail` sets the report's exit code to 1; `warn` reports a hazard without failing. */
+  /** `fail` sets the report's exit code to 1; `warn` reports a hazard (or a check that could not run) without failing. */
   status: 'pass' | 'warn' | 'fail';
   /** One line, secret-free: what was observed and what it means. */
   reason: string;
+  /**
+   * The observations behind the verdict, one short line each (e.g. the largest keys with their type, size and
+   * element count; the slowest commands by name and duration). Absent when the reason says it all.
+   */
+  evidence?: string[];
+  /** What to change to clear a `warn` or `fail`, in one or two sentences. Absent on a `pass`. */
+  fix?: string;
 }
 
 /** What the instance is used for; drives the eviction-policy check. */
@@ -33,8 +48,22 @@ export interface DoctorOptions {
   keyPrefix?: string;
   /** What the instance serves (default: every workload of the library). */
   workloads?: readonly DoctorWorkload[];
-  /** At most this many keys are examined by the key-TTL check (default 10000). */
+  /**
+   * At most this many keys are examined by the key-TTL check, and at most this many keys of the whole keyspace by the
+   * big-key and hot-key checks (default 10000).
+   */
   scanSampleLimit?: number;
+  /** How many of the largest (and the most frequently used) sampled keys to report (default 5). */
+  topKeys?: number;
+  /** The big-key check warns about a key using more memory than this, in bytes (default 10 MB: 10485760). */
+  bigKeyBytes?: number;
+  /** The big-key check warns about a key holding more elements than this (default 1000000). */
+  bigKeyElements?: number;
+  /**
+   * The ACL user whose permissions the `permissions` check judges (with `ACL DRYRUN`, Redis 7.0 or later): the
+   * application's user, when the doctor runs as an administrator. Default: the doctor's own user (`ACL WHOAMI`).
+   */
+  aclUser?: string;
   /** TTL of the lock self-test's key in ms (default 5000). */
   lockTtlMs?: number;
   /** Deadline of connecting and of each command in ms (default 2000). */
