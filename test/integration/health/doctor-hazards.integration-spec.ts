@@ -221,7 +221,8 @@ describe('doctor on a server seeded with hazards', () => {
     const refused = await doctor({ aclUser: 'app', workloads: ['cache'] });
     expect(byName(refused, 'permissions')).toMatchObject({
       status: 'fail',
-      reason: expect.stringMatching(/^user app may not run 2 of the \d+ commands the workloads need \(\+hset \+smembers\)/),
+      reason: expect.stringMatching(/^user app may not run 2 of the \d+ commands the workloads need: /),
+      evidence: ['commands refused: hset, smembers'],
       fix: expect.stringMatching(/^ACL SETUSER app \+hset \+smembers/),
     });
     expect(refused.exitCode).toBe(1);

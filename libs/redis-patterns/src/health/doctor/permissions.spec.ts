@@ -28,9 +28,24 @@ describe('permissions', () => {
       },
     });
     expect(check.status).toBe('fail');
-    expect(check.reason).toMatch(/^user app may not run 1 of the 3 commands the workloads need \(\+hset\)/);
-    expect(check.evidence).toEqual(["hset: This user has no permissions to run the 'hset' command"]);
+    expect(check.reason).toBe('user app may not run 1 of the 3 commands the workloads need: the patterns would throw RedisRefusedError');
+    expect(check.evidence).toEqual(['commands refused: hset']);
     expect(check.fix).toMatch(/^ACL SETUSER app \+hset /);
+    const keys = judgePermissions({
+      user: 'app',
+      endpoint,
+      dryRun: {
+        checked: [need('get'), need('set')],
+        denied: [
+          { grant: 'get', denial: "This user has no permissions to access the 'rp:doctor:acl' key" },
+          { grant: 'set', denial: "This user has no permissions to access the 'rp:doctor:acl' key" },
+        ],
+      },
+    });
+    expect(keys.evidence).toEqual([
+      "get: This user has no permissions to access the 'rp:doctor:acl' key",
+      "set: This user has no permissions to access the 'rp:doctor:acl' key",
+    ]);
   });
 
   it('fails on a refused startup check, with or without ACL DRYRUN', () => {

@@ -37,11 +37,17 @@ export function judgePermissions(findings: PermissionFindings): DoctorCheck {
     const { checked, denied } = findings.dryRun;
     if (denied.length > 0 || (probe !== undefined && probe !== 'passed')) {
       const grants = denied.map((d) => `+${d.grant}`);
+      const commands = denied.filter((d) => /no permissions to run the '[^']+' command/.test(d.denial)).map((d) => d.grant);
+      const others = denied.filter((d) => !commands.includes(d.grant)).map((d) => `${d.grant}: ${d.denial}`);
       return {
         name,
         status: 'fail',
-        reason: `${who} may not run ${denied.length > 0 ? `${denied.length} of the ${checked.length} commands the workloads need (${grants.join(' ')})` : 'the startup check'}${probeLine && probe !== 'passed' ? `; ${probeLine}` : ''}: the patterns would throw RedisRefusedError`,
-        evidence: [...denied.map((d) => `${d.grant}: ${d.denial}`), ...(probeLine ? [probeLine] : [])],
+        reason: `${who} may not run ${denied.length > 0 ? `${denied.length} of the ${checked.length} commands the workloads need` : 'the startup check'}${probeLine && probe !== 'passed' ? `; ${probeLine}` : ''}: the patterns would throw RedisRefusedError`,
+        evidence: [
+          ...(commands.length > 0 ? [`commands refused: ${commands.join(', ')}`] : []),
+          ...others,
+          ...(probeLine ? [probeLine] : []),
+        ],
         fix: `ACL SETUSER ${findings.user ?? '<user>'} ${grants.join(' ')} (with ~<keyPrefix>:* for the keys): docs/security.md lists the ACL of each pattern.`,
       };
     }
