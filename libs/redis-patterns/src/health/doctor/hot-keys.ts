@@ -60,7 +60,7 @@ export function judgeHotKeys(
     status: 'warn',
     reason: `${policy}: ${hot.length} of ${scope} at OBJECT FREQ ${HOT_KEY_FREQ} or more: every access to a hot key lands on one server (one shard on a cluster), whatever the number of nodes`,
     evidence,
-    fix: 'Serve a hot read from process memory (the cache near cache: nearCache: true), read it from replicas, or spread a hot counter or write over several keys (key:{0} … key:{7}) and combine them on read.',
+    fix: "Serve a hot read from process memory (the cache's near cache, nearCache: true), read it from replicas, or spread a hot counter or write over several keys (key:{0} … key:{7}) and combine them on read.",
   };
 }
 
