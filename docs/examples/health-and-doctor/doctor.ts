@@ -7,6 +7,6 @@ export async function doctor(): Promise<void> {
     keyPrefix: 'shop',
     workloads: ['cache'],
   });
-  console.log(formatReport(report)); // report.checks: { name, status: 'pass' | 'warn' | 'fail', reason }[]
+  console.log(formatReport(report)); // report.checks: { name, status: 'pass' | 'warn' | 'fail', reason, evidence?, fix? }[]
   process.exitCode = report.exitCode;
 }
