@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { type Cluster, Redis } from 'ioredis';
 import { runDoctor, type DoctorCheck, type DoctorOptions, type DoctorReport } from 'nestjs-redis-patterns/doctor';
 import { clusterPorts, privateServer, rawClient, uniquePrefix, waitFor } from '../../support/redis-env';
@@ -27,6 +29,8 @@ const HAZARD_CHECKS = [
   'permissions',
 ];
 const info = async (client: Redis, field: string) => Number(new RegExp(`^${field}:(\\S+)`, 'm').exec(await client.info())?.[1] ?? NaN);
+const run = promisify(execFile);
+const root = join(__dirname, '../../..');
 const page = readFileSync(join(__dirname, '../../../docs/security.md'), 'utf8');
 const aclBlock = (name: string) => new RegExp('```acl ' + name + '\\n([^`]+)```').exec(page)![1].trim();
 
@@ -212,6 +216,28 @@ describe('doctor on a server seeded with hazards', () => {
     await admin.config('SET', 'save', '3600 1');
     expect(byName(await doctor({ workloads: ['locks'] }), 'persistence').reason).toMatch(/only RDB snapshots/);
   }, 30_000);
+
+  it("prints evidence and fix in the CLI's --json output, and keeps its exit code", async () => {
+    const cli = ['-r', './scripts/register-ts.js', 'libs/redis-patterns/src/cli.ts', 'doctor', '--url', server.url, '--prefix', 'app'];
+    // Keys without a TTL: keys-without-ttl fails, so the exit code is 1.
+    await admin.mset('app:cli:1', 'v', 'app:cli:2', 'v');
+    const failed = await run('node', [...cli, '--workload', 'locks', '--json', '--top', '2'], { cwd: root, timeout: 30_000 }).catch(
+      (e) => e,
+    );
+    expect(failed.code).toBe(1);
+    const report = JSON.parse(failed.stdout) as DoctorReport;
+    expect(report.exitCode).toBe(1);
+    expect(byName(report, 'keys-without-ttl').status).toBe('fail');
+    expect(byName(report, 'persistence')).toMatchObject({
+      status: 'warn',
+      evidence: [expect.any(String)],
+      fix: expect.stringContaining('appendonly yes'),
+    });
+    expect(byName(report, 'big-keys').evidence).toHaveLength(2);
+    const bad = await run('node', [...cli, '--top', '-1'], { cwd: root, timeout: 30_000 }).catch((e) => e);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--top expects a positive integer');
+  }, 60_000);
 
   it("judges the application user's ACL with ACL DRYRUN, and degrades when the doctor itself is refused", async () => {
     const grants = `${aclBlock('core')} ${aclBlock('cache')}`.replace(/~app:\* /, '');
