@@ -180,8 +180,10 @@ async function checkConnectivity(client: Redis | Cluster, endpoint: string, last
     const mode = client instanceof Cluster ? `cluster of ${masters.length} masters` : (server.redis_mode ?? 'standalone');
     return { name: 'connectivity', status: 'pass', reason: `${pong} in ${ms} ms from Redis ${server.redis_version ?? '?'} (${mode})` };
   } catch (error) {
-    // "Connection is closed" is ioredis giving up; the socket error it gave up on says why.
-    const closed = error instanceof Error && /Connection is closed/.test(error.message);
+    // "Connection is closed" (or, a moment later, "Stream isn't writeable": the offline queue is off) is ioredis
+    // giving up, e.g. after the server rejected AUTH; the error it gave up on says why. Which of the two a command
+    // meets depends on how far the close has got, so both are read the same way.
+    const closed = error instanceof Error && /Connection is closed|Stream isn't writeable/.test(error.message);
     return { name: 'connectivity', status: 'fail', reason: describeFailure((closed && lastError()) || error, endpoint) };
   }
 }
