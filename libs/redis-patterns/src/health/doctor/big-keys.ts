@@ -1,4 +1,4 @@
-import { endpointOf, formatBytes, pipelineReplies, plural, type KeyspaceSample } from './doctor-support';
+import { forEachSlice, formatBytes, pipelineReplies, plural, type KeyspaceSample } from './doctor-support';
 import type { DoctorCheck } from './doctor.types';
 
 /** Default of `bigKeyBytes`: 10 MB. */
@@ -73,31 +73,27 @@ export function judgeBigKeys(
  */
 export async function measureKeys(sample: KeyspaceSample, batch = 500): Promise<KeySize[]> {
   const sizes: KeySize[] = [];
-  const cluster = sample.nodes.length > 1;
-  for (const { node, keys } of sample.nodes) {
-    for (let start = 0; start < keys.length; start += batch) {
-      const slice = keys.slice(start, start + batch);
-      const replies = await pipelineReplies(
-        node,
-        slice.flatMap((key): Array<[string, ...string[]]> => [
-          ['MEMORY', 'USAGE', key, 'SAMPLES', '5'],
-          ['TYPE', key],
-        ]),
-      );
-      const found = slice
-        .map((key, i) => ({ key, bytes: replies[2 * i] as number | null | undefined, type: String(replies[2 * i + 1]) }))
-        .filter((entry): entry is { key: string; bytes: number; type: string } => typeof entry.bytes === 'number' && entry.type !== 'none');
-      const counted = found.filter((entry) => COUNT_COMMAND[entry.type]);
-      const counts = await pipelineReplies(
-        node,
-        counted.map((entry): [string, string] => [COUNT_COMMAND[entry.type], entry.key]),
-      );
-      const countOf = new Map(counted.map((entry, i) => [entry.key, counts[i]]));
-      for (const entry of found) {
-        const count = countOf.get(entry.key);
-        sizes.push({ ...entry, elements: typeof count === 'number' ? count : undefined, node: cluster ? endpointOf(node) : undefined });
-      }
+  await forEachSlice(sample, batch, async (server, slice, node) => {
+    const replies = await pipelineReplies(
+      server,
+      slice.flatMap((key): Array<[string, ...string[]]> => [
+        ['MEMORY', 'USAGE', key, 'SAMPLES', '5'],
+        ['TYPE', key],
+      ]),
+    );
+    const found = slice
+      .map((key, i) => ({ key, bytes: replies[2 * i] as number | null | undefined, type: String(replies[2 * i + 1]) }))
+      .filter((entry): entry is { key: string; bytes: number; type: string } => typeof entry.bytes === 'number' && entry.type !== 'none');
+    const counted = found.filter((entry) => COUNT_COMMAND[entry.type]);
+    const counts = await pipelineReplies(
+      server,
+      counted.map((entry): [string, string] => [COUNT_COMMAND[entry.type], entry.key]),
+    );
+    const countOf = new Map(counted.map((entry, i) => [entry.key, counts[i]]));
+    for (const entry of found) {
+      const count = countOf.get(entry.key);
+      sizes.push({ ...entry, elements: typeof count === 'number' ? count : undefined, node });
     }
-  }
+  });
   return sizes;
 }

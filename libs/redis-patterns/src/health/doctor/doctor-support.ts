@@ -95,6 +95,23 @@ export async function sampleKeyspace(client: Redis | Cluster, limit: number): Pr
   return { nodes, scanned, complete, limit };
 }
 
+/**
+ * Visits the sample in slices of at most `batch` keys per master, one after the other (one pipeline in flight, so a
+ * production server is never flooded); `node` is the endpoint to report on a cluster, undefined on one server.
+ */
+export async function forEachSlice(
+  sample: KeyspaceSample,
+  batch: number,
+  visit: (server: Redis, keys: string[], node: string | undefined) => Promise<void>,
+): Promise<void> {
+  const cluster = sample.nodes.length > 1;
+  for (const { node, keys } of sample.nodes) {
+    for (let start = 0; start < keys.length; start += batch) {
+      await visit(node, keys.slice(start, start + batch), cluster ? endpointOf(node) : undefined);
+    }
+  }
+}
+
 /** The replies of a pipeline, rejecting with its first error (a refusal of the pipelined command, usually). */
 export async function pipelineReplies(node: Redis, commands: Array<[string, ...Array<string | number>]>): Promise<unknown[]> {
   if (commands.length === 0) return [];

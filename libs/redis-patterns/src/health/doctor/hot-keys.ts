@@ -1,4 +1,4 @@
-import { endpointOf, pipelineReplies, plural, type KeyspaceSample } from './doctor-support';
+import { forEachSlice, pipelineReplies, plural, type KeyspaceSample } from './doctor-support';
 import type { DoctorCheck } from './doctor.types';
 
 /**
@@ -67,19 +67,15 @@ export function judgeHotKeys(
 /** OBJECT FREQ of every sampled key, in pipelines of `batch` keys per master. A key gone in between is left out. */
 export async function measureFrequencies(sample: KeyspaceSample, batch = 1000): Promise<KeyFrequency[]> {
   const frequencies: KeyFrequency[] = [];
-  const cluster = sample.nodes.length > 1;
-  for (const { node, keys } of sample.nodes) {
-    for (let start = 0; start < keys.length; start += batch) {
-      const slice = keys.slice(start, start + batch);
-      const replies = await pipelineReplies(
-        node,
-        slice.map((key): [string, string, string] => ['OBJECT', 'FREQ', key]),
-      );
-      slice.forEach((key, i) => {
-        const freq = replies[i];
-        if (typeof freq === 'number') frequencies.push({ key, freq, node: cluster ? endpointOf(node) : undefined });
-      });
-    }
-  }
+  await forEachSlice(sample, batch, async (server, slice, node) => {
+    const replies = await pipelineReplies(
+      server,
+      slice.map((key): [string, string, string] => ['OBJECT', 'FREQ', key]),
+    );
+    slice.forEach((key, i) => {
+      const freq = replies[i];
+      if (typeof freq === 'number') frequencies.push({ key, freq, node });
+    });
+  });
   return frequencies;
 }
