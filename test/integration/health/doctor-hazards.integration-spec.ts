@@ -276,6 +276,18 @@ describe('doctor on a server seeded with hazards', () => {
     });
     expect(asApp.checks).toHaveLength(16);
     expect(JSON.stringify(asApp)).not.toContain('app-pw-9013');
+
+    // The user in the URL and the password given apart (the CLI's REDISCLI_AUTH): it logs in as that user.
+    const passwordApart = await runDoctor({
+      url: server.url.replace('redis://', 'redis://app@'),
+      password: 'app-pw-9013',
+      keyPrefix: 'app',
+      workloads: ['cache'],
+    });
+    expect(byName(passwordApart, 'connectivity').status).toBe('pass');
+    expect(byName(passwordApart, 'permissions').reason).toMatch(/ACL WHOAMI refused: NOPERM/);
+    const wrongApart = await runDoctor({ url: server.url.replace('redis://', 'redis://app@'), password: 'not-it' });
+    expect(byName(wrongApart, 'connectivity').reason).toMatch(/^authentication failed/);
   }, 30_000);
 });
 

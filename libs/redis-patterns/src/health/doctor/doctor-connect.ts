@@ -36,15 +36,14 @@ export function doctorConnection(options: DoctorOptions): DoctorConnection {
     connectTimeout: timeout,
     commandTimeout: timeout,
     enableReadyCheck: false,
-    ...(options.password !== undefined ? { password: options.password } : {}),
     ...(tls ? { tls } : {}),
   };
+  const username = url.username ? decodeURIComponent(url.username) : undefined;
   let client: Redis | Cluster;
   if (options.cluster) {
     const seeds: ClusterNode[] = Array.isArray(options.cluster)
       ? options.cluster
       : [{ host: url.hostname, port: Number(url.port || 6379) }];
-    const username = url.username ? decodeURIComponent(url.username) : undefined;
     client = new Cluster(seeds, {
       lazyConnect: true,
       enableOfflineQueue: false,
@@ -59,7 +58,13 @@ export function doctorConnection(options: DoctorOptions): DoctorConnection {
       },
     });
   } else {
-    client = new Redis(url.toString(), base);
+    // The credentials are passed as options, not in the URL: ioredis reads `redis://user@host` as the password ""
+    // and lets the URL's fields win over the options', so REDISCLI_AUTH would never reach a user with no password
+    // in the URL.
+    const bare = new URL(url.toString());
+    bare.username = '';
+    bare.password = '';
+    client = new Redis(bare.toString(), { ...base, username, password });
   }
   // Failures are reported by the checks; without a listener ioredis would print them (with the URL) to stderr.
   let last: Error | undefined;
