@@ -24,7 +24,8 @@ const ignore = (): undefined => undefined;
  *
  * Every sentinel is watched: the failover's steps are published only by the sentinel leading it, which need not be
  * the first configured. After the switch, a connection that still lands on another server (a sentinel asked before
- * it heard of the switch names the old master, which may be alive and still a master) is closed and opened again.
+ * it heard of the switch names the old master, which may be alive and still a master) is closed and opened again,
+ * and one that fails to connect there (the old master is dead) is retried at once, not after the reconnect backoff.
  *
  * ioredis' connection state machine constrains how: `disconnect()` is safe only on a connection with a live socket
  * (`connect`, `ready`). Called while it waits to reconnect, it marks the connection as closed by hand with no socket
@@ -42,9 +43,14 @@ export class SentinelSwitchWatcher {
   private target?: { host: string; port: number };
   private targetUntil = 0;
   private lastAnnounced = '';
-  /** A switch was announced while a connection was being set up: if that one fails, retry without the backoff. */
-  private retryAtOnce = false;
+  /**
+   * Failed connection attempts still to be retried without the reconnect backoff. After +switch-master, one per
+   * sentinel: ioredis asks the sentinels in turn, and one that has not heard of the switch yet (the others learn it
+   * up to a second after the leader) names the old master, dead or demoted; the next attempt asks the next one.
+   */
+  private retriesAtOnce = 0;
   private stopped = false;
+  private sentinelCount = 1;
   private readonly onLive = (): void => this.connectionLive();
   private readonly onReconnecting = (): void => this.connectionFailed();
   private readonly onEnd = (): void => this.connectionEnded();
@@ -58,6 +64,7 @@ export class SentinelSwitchWatcher {
   start(): void {
     const { sentinels, name: masterName, sentinelPassword, sentinelUsername, sentinelTLS } = this.client.options as RedisOptions;
     if (!sentinels?.length || !masterName) return;
+    this.sentinelCount = sentinels.length;
     this.client.on('connect', this.onLive);
     this.client.on('ready', this.onLive);
     this.client.on('reconnecting', this.onReconnecting);
@@ -114,6 +121,7 @@ export class SentinelSwitchWatcher {
       this.logger.warn(`Redis connection "${this.name}": sentinel switched master to ${announced}; reconnecting`);
       this.target = this.reachedAs(words[3], Number(words[4]));
       this.targetUntil = performance.now() + MAX_PAUSE_MS;
+      this.retriesAtOnce = this.sentinelCount;
       this.resume(true);
     } else if (channel === '+failover-state-send-slaveof-noone') {
       // "slave <ip:port> <ip> <port> @ <master name> <master ip> <master port>"
@@ -151,20 +159,20 @@ export class SentinelSwitchWatcher {
       this.connectNow();
     } else if (status === 'connecting') {
       // The sentinels are being asked, or a socket is opening: checked once it is up, retried at once if it fails.
-      this.retryAtOnce = true;
+      this.retriesAtOnce = Math.max(this.retriesAtOnce, 1);
     }
   }
 
   /** A socket is up (`connect`) or the connection is usable (`ready`). */
   private connectionLive(): void {
     if (this.stopped) return;
-    this.retryAtOnce = false;
+    this.retriesAtOnce = 0;
     if (this.paused || this.reachesTarget() === false) this.closeLive();
   }
 
   private connectionFailed(): void {
-    if (this.stopped || this.paused || !this.retryAtOnce) return;
-    this.retryAtOnce = false;
+    if (this.stopped || this.paused || this.retriesAtOnce === 0) return;
+    this.retriesAtOnce -= 1;
     this.connectNow();
   }
 
