@@ -1,9 +1,16 @@
 import { Controller, Get, Injectable, type INestApplication, Module, Param } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import { LockNotAcquiredError, LockService, RedisPatternsNotBoundError, WithLock, InvalidOptionsError } from 'nestjs-redis-patterns';
+import {
+  LockLostError,
+  LockNotAcquiredError,
+  LockService,
+  RedisPatternsNotBoundError,
+  WithLock,
+  InvalidOptionsError,
+} from 'nestjs-redis-patterns';
 import { type BackendName, connectionOf } from '../../support/backends';
-import { connectionFor, uniquePrefix } from '../../support/redis-env';
+import { connectionFor, rawClient, uniquePrefix } from '../../support/redis-env';
 import { startLockApp, yieldTurn } from './lock-test-app';
 
 @Injectable()
@@ -182,6 +189,37 @@ describe('LockService.current inside @WithLock', () => {
       expect(second.fencingToken).toBeGreaterThan(first.fencingToken);
       expect(ledger.locks.current()).toBeUndefined();
     } finally {
+      await app.close();
+    }
+  });
+
+  @Injectable()
+  class Watcher {
+    constructor(readonly locks: LockService) {}
+
+    /** Resolves with the reason its lock's signal aborted with; `started` once it runs under the lock. */
+    @WithLock({ resource: 'watched', ttlMs: 400 })
+    async hold(started: () => void): Promise<unknown> {
+      const signal = this.locks.currentSignal()!;
+      started();
+      return new Promise((resolve) => signal.addEventListener('abort', () => resolve(signal.reason), { once: true }));
+    }
+  }
+
+  it("aborts the decorated method's currentSignal() when its lock is lost (taken away in Redis)", async () => {
+    const prefix = uniquePrefix('lost');
+    const app = await startLockApp({ connection: connectionFor('standalone'), keyPrefix: prefix }, { providers: [Watcher] });
+    const admin = rawClient('standalone');
+    try {
+      let started!: () => void;
+      const running = new Promise<void>((resolve) => (started = resolve));
+      const reason = app.get(Watcher).hold(started);
+      await running;
+      // Someone else's compare-and-delete went wrong: the key is gone, and the next extension finds it so.
+      expect(await admin.del(`${prefix}:lock:{watched}`)).toBe(1);
+      expect(await reason).toBeInstanceOf(LockLostError);
+    } finally {
+      admin.disconnect();
       await app.close();
     }
   });

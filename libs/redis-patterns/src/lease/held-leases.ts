@@ -2,7 +2,10 @@ import type { LoggerService } from '@nestjs/common';
 import type { TraceSpan } from '../core/telemetry/tracing';
 import { withDeadline } from '../core/time/with-deadline';
 import { keepLeaseAlive } from './keep-alive';
+import { LazyAbort } from './lazy-abort';
 import type { Lease, LostOf } from './lease';
+
+const ignore = (): void => undefined;
 
 /** The spans of work held under a lease (the lock's `LockTracing`): one per hold, marked when the lease is lost. */
 export interface HoldTracing<TLost> {
@@ -27,8 +30,11 @@ export interface HeldLeasesOptions<L extends Lease> {
   lost(): void;
   /** Hold spans, when the service traces its leases. */
   readonly tracing?: HoldTracing<LostOf<L>>;
-  /** Runs the work in its lease's async context (e.g. for `LockService.current()`); default: as is. */
-  enter?<T>(lease: L, signal: AbortSignal, work: () => Promise<T> | T): Promise<T> | T;
+  /**
+   * Runs the work in its lease's async context (e.g. for `LockService.current()`); default: as is. `abort.signal`
+   * is made when it is first read: read it only when asked for.
+   */
+  enter?<T>(lease: L, abort: LazyAbort, work: () => Promise<T> | T): Promise<T> | T;
 }
 
 /**
@@ -65,30 +71,54 @@ export class HeldLeases<L extends Lease> {
    * is logged, never thrown. Inside a trace, the work runs in a hold span (`method`: a decorated method's name).
    */
   run<M extends L, T>(lease: M, work: (signal: AbortSignal, lease: M) => Promise<T> | T, method?: string): Promise<T> {
+    return this.hold(lease, (abort) => work(abort.signal, lease), method);
+  }
+
+  /**
+   * {@link run} for a decorated method, which is handed no signal: its signal is made only if the method asks for it
+   * (`LockService.currentSignal()`), so a hold whose lease is not lost creates none.
+   */
+  runAdvised<T>(lease: L, proceed: () => Promise<T> | T, method?: string): Promise<T> {
+    return this.hold(lease, () => proceed(), method);
+  }
+
+  private hold<T>(lease: L, work: (abort: LazyAbort) => Promise<T> | T, method: string | undefined): Promise<T> {
     const { tracing, enter } = this.options;
-    const controller = new AbortController();
+    const abort = new LazyAbort();
     const span = tracing?.live ? tracing.startHold(method) : undefined;
     const intervalMs = Math.max(1, Math.floor(lease.ttlMs * this.options.autoExtendRatio));
     const lost = (reason: LostOf<L>): void => {
-      if (!controller.signal.aborted) {
+      if (!abort.aborted) {
         this.options.lost();
         if (span) tracing!.lost(span, reason);
       }
-      controller.abort(reason);
+      abort.abort(reason);
     };
     const keepAlive = keepLeaseAlive<L>(lease, lease.ttlMs, intervalMs, lost, this.options.logger);
-    const call = (): Promise<T> | T => work(controller.signal, lease);
-    const held = async (): Promise<T> => {
+    const call = (): Promise<T> | T => work(abort);
+    const settle = (): Promise<void> => {
+      keepAlive.stop();
+      return this.releaseQuietly(lease);
+    };
+    // Callbacks rather than an async function: fewer promises on a path every held call takes (see acquireLease).
+    const held = (): Promise<T> => {
       keepAlive.start();
+      let working: Promise<T>;
       try {
-        return await (enter ? enter(lease, controller.signal, call) : call());
-      } finally {
-        keepAlive.stop();
-        await this.releaseQuietly(lease);
+        working = Promise.resolve(enter ? enter(lease, abort, call) : call());
+      } catch (error) {
+        working = Promise.reject(error);
       }
+      return working.then(
+        (value) => settle().then(() => value),
+        (error: unknown) =>
+          settle().then(() => {
+            throw error;
+          }),
+      );
     };
     const run = span ? tracing!.run(span, held) : held();
-    this.running.set(run, { lease, abort: (reason) => controller.abort(reason) });
+    this.running.set(run, { lease, abort: (reason) => abort.abort(reason) });
     const done = (): boolean => this.running.delete(run);
     void run.then(done, done);
     return run;
@@ -107,14 +137,18 @@ export class HeldLeases<L extends Lease> {
   }
 
   /** Gives a lease back; a failure is logged (the lease then expires with its TTL), never thrown. */
-  async releaseQuietly(lease: L): Promise<void> {
+  releaseQuietly(lease: L): Promise<void> {
+    let releasing: Promise<boolean>;
     try {
-      await lease.release();
+      releasing = lease.release();
     } catch (error) {
+      releasing = Promise.reject(error);
+    }
+    return releasing.then(ignore, (error: unknown) => {
       this.options.logger.warn?.(
         `Could not release ${lease.label} (it expires with its TTL): ${(error as Error).message}`,
         this.options.logContext,
       );
-    }
+    });
   }
 }

@@ -72,11 +72,12 @@ export abstract class Lease<TLost extends Error = Error> {
    * by another holder), whose lease stays untouched. Rejects only when Redis cannot be reached; the lease then expires
    * with its TTL.
    */
-  async release(): Promise<boolean> {
-    if (this.released) return false;
-    const deleted = await this.context.store.release(this.keys, this.token);
-    this.markGone();
-    return deleted;
+  release(): Promise<boolean> {
+    if (this.released) return Promise.resolve(false);
+    return this.context.store.release(this.keys, this.token).then((deleted) => {
+      this.markGone();
+      return deleted;
+    });
   }
 
   /**

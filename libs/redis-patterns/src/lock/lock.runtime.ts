@@ -31,7 +31,16 @@ export class LockRuntime extends LeaseRuntime<Lock> {
       logContext: 'LockService',
       metrics: new LeaseMetrics(LOCK_METRICS),
       tracing: new LockTracing(),
-      enter: (lock, signal, work) => heldContext.run({ lock, signal }, work),
+      enter: (lock, abort, work) =>
+        heldContext.run(
+          {
+            lock,
+            get signal() {
+              return abort.signal;
+            },
+          },
+          work,
+        ),
     });
   }
 

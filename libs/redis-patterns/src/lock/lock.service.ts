@@ -26,6 +26,9 @@ export type LockedWork<T> = (signal: AbortSignal, lock: Lock) => Promise<T> | T;
 
 type Failure = Refusal<LockFailureReason>;
 
+const EXPIRED: Failure = { reason: 'expired', retryAfterMs: 0 };
+const isLock = (outcome: Lock | Failure): outcome is Lock => outcome instanceof Lock;
+
 /** Owner tokens for every LockService of the process (one pool of crypto-random bytes, refilled in the background). */
 const tokens = new TokenSource();
 
@@ -97,12 +100,12 @@ export class LockService implements OnModuleInit {
     return this.tryAcquireLease(resource, lockKeys(this.keys, resource), this.ttlOf(options), this.mutex);
   }
 
-  private async tryAcquireLease(resource: string, keys: LeaseKeys, ttlMs: number, side: LeaseSide): Promise<Lock | null> {
-    const startedAt = performance.now();
-    const outcome = await this.measured(startedAt, this.attempt(resource, keys, ttlMs, side));
-    if (outcome instanceof Lock) return outcome;
-    if (outcome.reason === 'replication') throw new LockNotAcquiredError(resource, outcome.reason, outcome.retryAfterMs);
-    return null;
+  private tryAcquireLease(resource: string, keys: LeaseKeys, ttlMs: number, side: LeaseSide): Promise<Lock | null> {
+    return this.measured(performance.now(), this.attempt(resource, keys, ttlMs, side)).then((outcome) => {
+      if (outcome instanceof Lock) return outcome;
+      if (outcome.reason === 'replication') throw new LockNotAcquiredError(resource, outcome.reason, outcome.retryAfterMs);
+      return null;
+    });
   }
 
   /**
@@ -111,29 +114,34 @@ export class LockService implements OnModuleInit {
    * {@link LockNotAcquiredError} when the wait ends or Redis is unavailable, and with {@link RedisRefusedError} when
    * Redis refused the command (a configuration error). Never returns an expired lock.
    */
-  async acquire(resource: string, options: AcquireOptions = {}): Promise<Lock> {
-    checkResource(resource);
-    return this.acquireLease(resource, lockKeys(this.keys, resource), options, this.mutex);
+  acquire(resource: string, options: AcquireOptions = {}): Promise<Lock> {
+    try {
+      checkResource(resource);
+      return this.acquireLease(resource, lockKeys(this.keys, resource), options, this.mutex);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
+  // The acquisition path is a chain of callbacks, not of async functions: while a lock's work runs in its async
+  // context (`current()`), Node 20 runs a hook for every promise the process creates, so each promise saved here is
+  // saved on every concurrent acquisition.
   private acquireLease(resource: string, keys: LeaseKeys, options: AcquireOptions, side: LeaseSide): Promise<Lock> {
     const ttlMs = this.ttlOf(options);
     const waitMs = options.waitMs === undefined ? 0 : checkMs(options.waitMs, 'waitMs', 0);
     const startedAt = performance.now();
-    return this.measured(startedAt, this.acquireWithin(resource, keys, ttlMs, startedAt + waitMs, side)) as Promise<Lock>;
-  }
-
-  private async acquireWithin(resource: string, keys: LeaseKeys, ttlMs: number, deadline: number, side: LeaseSide): Promise<Lock> {
-    const waitKey = side.waitKey(keys);
-    const outcome = await attemptUntil<Lock, Failure>(
-      () => this.attempt(resource, keys, ttlMs, side),
-      (o): o is Lock => o instanceof Lock,
-      deadline,
-      this.options,
-      (ms) => this.runtime.waiters.sleep(waitKey, ms),
-    );
-    if (outcome instanceof Lock) return outcome;
-    throw new LockNotAcquiredError(resource, outcome.reason, outcome.retryAfterMs);
+    const attempt = (): Promise<Lock | Failure> => this.attempt(resource, keys, ttlMs, side);
+    // No wait: one attempt, as attemptUntil would make, without its loop.
+    const outcome =
+      waitMs === 0
+        ? attempt()
+        : attemptUntil<Lock, Failure>(attempt, isLock, startedAt + waitMs, this.options, (ms) =>
+            this.runtime.waiters.sleep(side.waitKey(keys), ms),
+          );
+    return this.measured(startedAt, outcome).then((settled) => {
+      if (settled instanceof Lock) return settled;
+      throw new LockNotAcquiredError(resource, settled.reason, settled.retryAfterMs);
+    });
   }
 
   /**
@@ -187,40 +195,46 @@ export class LockService implements OnModuleInit {
     return this.runtime.leases.list();
   }
 
-  private async attempt(resource: string, keys: LeaseKeys, ttlMs: number, side: LeaseSide): Promise<Lock | Failure> {
-    if (this.runtime.closing) throw new LockNotAcquiredError(resource, 'shutdown', 1000);
+  private attempt(resource: string, keys: LeaseKeys, ttlMs: number, side: LeaseSide): Promise<Lock | Failure> {
+    if (this.runtime.closing) return Promise.reject(new LockNotAcquiredError(resource, 'shutdown', 1000));
     const token = tokens.take();
     const startedAt = performance.now();
-    let result;
+    let pending: ReturnType<LeaseSide['attempt']>;
     try {
-      result = await side.attempt(keys, token, ttlMs);
+      pending = side.attempt(keys, token, ttlMs);
     } catch (error) {
-      // Fail closed (invariant 6): no answer means no lock, never "probably free". A refusal (NOPERM, WRONGTYPE …)
-      // is not an outage: it is thrown as is, so the permission or key at fault is named, not "unavailable".
-      throw refusalIn(error) ?? new LockNotAcquiredError(resource, 'unavailable', 1000, { cause: error });
+      pending = Promise.reject(error);
     }
-    if (!result.acquired) return result;
-    const lock = new Lock(resource, token, result.fencingToken, keys, ttlMs, startedAt, side.context);
-    this.runtime.leases.add(lock, startedAt);
-    if (!lock.isHeld) {
-      // The reply came back after the lock's validity: it may already be someone else's. Give it back.
-      await this.runtime.leases.releaseQuietly(lock);
-      return { reason: 'expired', retryAfterMs: 0 };
-    }
-    return lock;
+    return pending.then(
+      (result): Lock | Failure | Promise<Failure> => {
+        if (!result.acquired) return result;
+        const lock = new Lock(resource, token, result.fencingToken, keys, ttlMs, startedAt, side.context);
+        this.runtime.leases.add(lock, startedAt);
+        // The reply came back after the lock's validity: it may already be someone else's. Give it back.
+        if (!lock.isHeld) return this.runtime.leases.releaseQuietly(lock).then(() => EXPIRED);
+        return lock;
+      },
+      (error: unknown) => {
+        // Fail closed (invariant 6): no answer means no lock, never "probably free". A refusal (NOPERM, WRONGTYPE …)
+        // is not an outage: it is thrown as is, so the permission or key at fault is named, not "unavailable".
+        throw refusalIn(error) ?? new LockNotAcquiredError(resource, 'unavailable', 1000, { cause: error });
+      },
+    );
   }
 
   /** The outcome of an acquisition that began at `startedAt`, recorded in the metrics. */
-  private async measured(startedAt: number, attempt: Promise<Lock | Failure>): Promise<Lock | Failure> {
-    try {
-      const outcome = await attempt;
-      this.runtime.metrics.acquisition(outcome instanceof Lock ? 'acquired' : outcome.reason, startedAt);
-      return outcome;
-    } catch (error) {
-      if (error instanceof LockNotAcquiredError) this.runtime.metrics.acquisition(error.reason, startedAt);
-      else if (error instanceof RedisRefusedError) this.runtime.metrics.acquisition('refused', startedAt);
-      throw error;
-    }
+  private measured(startedAt: number, attempt: Promise<Lock | Failure>): Promise<Lock | Failure> {
+    return attempt.then(
+      (outcome) => {
+        this.runtime.metrics.acquisition(outcome instanceof Lock ? 'acquired' : outcome.reason, startedAt);
+        return outcome;
+      },
+      (error: unknown) => {
+        if (error instanceof LockNotAcquiredError) this.runtime.metrics.acquisition(error.reason, startedAt);
+        else if (error instanceof RedisRefusedError) this.runtime.metrics.acquisition('refused', startedAt);
+        throw error;
+      },
+    );
   }
 
   private ttlOf(options: TryAcquireOptions): number {

@@ -33,17 +33,22 @@ export class WithLockAdvisor implements MethodAdvisor<WithLockOptions> {
     const resourceOf = typeof resource === 'function' ? resource : () => resource;
     const methodName = `${method.className}.${method.methodName}`;
 
-    return async (invocation, proceed) => {
-      const name = checkResource(resourceOf(...invocation.args), 'resource');
-      let lock;
+    // Callbacks rather than an async function: fewer promises on a path every locked call takes (see acquireLease).
+    return (invocation, proceed) => {
+      let name: string;
       try {
-        lock = await this.locks.acquire(name, { ttlMs, waitMs });
+        name = checkResource(resourceOf(...invocation.args), 'resource');
       } catch (error) {
-        // Only contention may skip: an unreachable Redis must never look like "someone else is doing it".
-        if (skip && error instanceof LockNotAcquiredError && error.reason === 'contention') return undefined;
-        throw error;
+        return Promise.reject(error);
       }
-      return this.runtime.leases.run(lock, () => proceed(), methodName);
+      return this.locks.acquire(name, { ttlMs, waitMs }).then(
+        (lock) => this.runtime.leases.runAdvised(lock, proceed, methodName),
+        (error: unknown) => {
+          // Only contention may skip: an unreachable Redis must never look like "someone else is doing it".
+          if (skip && error instanceof LockNotAcquiredError && error.reason === 'contention') return undefined;
+          throw error;
+        },
+      );
     };
   }
 }

@@ -31,7 +31,7 @@ export class WithPermitAdvisor implements MethodAdvisor<WithPermitOptions> {
 
     return async (invocation, proceed) => {
       const permit = await this.semaphores.acquire(checkResource(resourceOf(...invocation.args)), permits, { ttlMs, waitMs });
-      return this.runtime.leases.run(permit, () => proceed());
+      return this.runtime.leases.runAdvised(permit, proceed);
     };
   }
 }
