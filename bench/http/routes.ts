@@ -4,6 +4,8 @@
  */
 export const HTTP_ROUTES = {
   bare: '/bare',
+  /** The bare route behind a Nest interceptor that only passes the call on: what any interceptor costs. */
+  bareIntercepted: '/bare-intercepted',
   /** `@Cacheable`, a hit read from Redis. */
   cacheable: '/cacheable',
   /** @nestjs/cache-manager's CacheInterceptor on a Keyv + @keyv/redis store, a hit. */

@@ -38,6 +38,7 @@ const rateLimit = missingExports('RateLimit');
 /** The routes of every HTTP group, in report order, all served by one app process (bench/http/app.module.ts). */
 const ROUTES: HttpRouteSpec[] = [
   { id: 'bare', label: 'bare', path: HTTP_ROUTES.bare },
+  { id: 'bare-intercepted', label: 'bare + a pass-through interceptor', path: HTTP_ROUTES.bareIntercepted },
   { id: 'cacheable', label: '@Cacheable (Redis hit)', path: HTTP_ROUTES.cacheable, missing: cacheable },
   {
     id: 'cacheable-near',
@@ -91,6 +92,8 @@ function throughputRatios(withTargets: boolean): RatioSpec[] {
 /** App CPU per request over the bare route: ours with the bound and, where there is one, the peer to stay below. */
 const CPU_DIFFERENCES: DifferenceSpec[] = (
   [
+    // What a decorator that is a Nest interceptor pays before doing anything (issue 33 makes ours interceptors).
+    { label: 'pass-through interceptor − bare', numerator: 'bare-intercepted' },
     { label: '@Cacheable (near cache) − bare', numerator: 'cacheable-near', atMost: 5 },
     { label: '@Cacheable (Redis hit) − bare', numerator: 'cacheable', atMost: 15, peer: 'cache-interceptor' },
     { label: 'CacheInterceptor − bare', numerator: 'cache-interceptor' },
