@@ -1,9 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Redis from 'ioredis';
-import { freePort } from '../../test/harness/free-port';
-import { RedisProcess } from '../../test/harness/redis-process';
+import { type RedisServerProcess, startRedisServer } from '../../libs/redis-patterns/src/testing/redis-server-process';
 
 /** Counters read from one `INFO` reply: CPU seconds, socket reads and per-command call counts. */
 export interface ServerSample {
@@ -27,18 +23,12 @@ export interface ServerDelta {
 export class PrivateRedis {
   private admin?: Redis;
 
-  private constructor(
-    private readonly process: RedisProcess,
-    private readonly dir: string,
-  ) {}
+  private constructor(private readonly process: RedisServerProcess) {}
 
   static async start(): Promise<PrivateRedis> {
-    const dir = mkdtempSync(join(tmpdir(), 'redis-bench-'));
-    const port = await freePort();
-    const server = new RedisProcess(port, dir, RedisProcess.dataNodeArgs(port, dir, ['--maxmemory-policy', 'noeviction']));
-    await server.start();
-    const bench = new PrivateRedis(server, dir);
-    bench.admin = new Redis({ port, host: '127.0.0.1', lazyConnect: true, enableAutoPipelining: false });
+    const server = await startRedisServer({ extraArgs: ['--maxmemory-policy', 'noeviction'] });
+    const bench = new PrivateRedis(server);
+    bench.admin = new Redis({ port: server.port, host: '127.0.0.1', lazyConnect: true, enableAutoPipelining: false });
     await bench.admin.connect();
     return bench;
   }
@@ -83,6 +73,5 @@ export class PrivateRedis {
   async stop(): Promise<void> {
     this.admin?.disconnect();
     await this.process.stop();
-    rmSync(this.dir, { recursive: true, force: true });
   }
 }

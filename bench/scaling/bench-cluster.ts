@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
-import { type ClusterTopology, startCluster } from '../../test/harness/topologies';
+import type { RedisCluster } from '../../libs/redis-patterns/src/testing/redis-cluster';
+import { startCluster } from '../../test/harness/topologies';
 import type { ClusterConnection } from './worker-protocol';
 
 /**
@@ -10,10 +11,10 @@ import type { ClusterConnection } from './worker-protocol';
  * a plain connection to every master to read its CPU counters.
  */
 export class BenchCluster {
-  // redis-server does not exit with the process that started it: if the benchmark exits without its teardown
-  // (an uncaught error, process.exit), the six nodes are killed by PID on the way out.
+  // Where setpriv is missing, redis-server does not exit with the process that started it: if the benchmark exits
+  // without its teardown (an uncaught error, process.exit), the six nodes are killed by PID on the way out.
   private readonly killOnExit = () => {
-    for (const node of this.topology.processes) {
+    for (const node of this.topology.servers) {
       try {
         if (node.pid) process.kill(node.pid, 'SIGKILL');
       } catch {}
@@ -21,7 +22,7 @@ export class BenchCluster {
   };
 
   private constructor(
-    private readonly topology: ClusterTopology,
+    private readonly topology: RedisCluster,
     private readonly dir: string,
     private readonly admins: Redis[],
   ) {
@@ -31,7 +32,7 @@ export class BenchCluster {
   /** Starts the six nodes and waits until every slot is served; stops what it started if that fails. */
   static async start(): Promise<BenchCluster> {
     const dir = mkdtempSync(join(tmpdir(), 'redis-bench-cluster-'));
-    let topology: ClusterTopology | undefined;
+    let topology: RedisCluster | undefined;
     const admins: Redis[] = [];
     try {
       topology = await startCluster(dir);

@@ -12,9 +12,7 @@ import {
 import { Test } from '@nestjs/testing';
 import { firstValueFrom, timeout } from 'rxjs';
 import { Cacheable, LockService, RateLimit, RedisPatternsModule, WithLock } from 'nestjs-redis-patterns';
-import { freePort } from '../harness/free-port';
-import { waitFor } from '../harness/redis-process';
-import { connectionFor, uniquePrefix } from '../support/redis-env';
+import { connectionFor, freeLoopbackPort, uniquePrefix, waitFor } from '../support/redis-env';
 import { RecordingLogger } from './recording-logger';
 
 const MINUTE = 60_000;
@@ -97,7 +95,7 @@ describe('decorators in a TCP microservice (real ClientProxy)', () => {
 
   beforeAll(async () => {
     logger = new RecordingLogger();
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     const moduleRef = await Test.createTestingModule({
       imports: [RedisPatternsModule.forRoot({ connection: connectionFor('standalone'), keyPrefix: uniquePrefix('rpc'), logger })],
       controllers: [OrdersRpcController, ReportsRpcController],

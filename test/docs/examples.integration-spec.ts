@@ -5,10 +5,9 @@ import { Test } from '@nestjs/testing';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { LockService, RateLimitDeniedError, SemaphoreService } from 'nestjs-redis-patterns';
-import type { StandaloneTopology } from '../harness/topologies';
-import { privateServer, waitFor } from '../support/redis-env';
+import { privateServer, type RedisServerProcess, waitFor } from '../support/redis-env';
 
-let server: StandaloneTopology;
+let server: RedisServerProcess;
 const apps: INestApplication[] = [];
 
 beforeAll(async () => {

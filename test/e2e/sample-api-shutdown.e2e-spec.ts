@@ -1,8 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
-import { freePort } from '../harness/free-port';
-import { waitFor } from '../support/redis-env';
+import { freeLoopbackPort, waitFor } from '../support/redis-env';
 
 /** What Express answers, with `Connection: close`, to a request that reaches an app already closing. */
 const CLOSING_ANSWER = 'Service Unavailable';
@@ -32,7 +31,7 @@ describe('built sample API: graceful shutdown', () => {
   });
 
   it('finishes in-flight requests, stops its embedded Redis and exits 0 within 10 s', async () => {
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     const { REDIS_URL: _unset, ...inherited } = process.env;
     // Graceful shutdown is the subject, not outages: a generous command deadline keeps a busy machine (other specs run
     // in parallel) from turning a slow Redis reply into a 503 before the signal.

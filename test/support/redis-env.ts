@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { Cluster, Redis } from 'ioredis';
 import type { RedisConnectionConfig } from '../../libs/redis-patterns/src/core/options/connection-config.interface';
-import { startStandalone, type StandaloneTopology } from '../harness/topologies';
+import type { RedisServerProcess } from '../../libs/redis-patterns/src/testing/redis-server-process';
+import { startStandalone } from '../harness/topologies';
 
 /** The topologies the harness can start; every integration spec names the ones it runs on. */
 export type TopologyName = 'standalone' | 'cluster' | 'sentinel';
@@ -66,7 +67,7 @@ export function uniquePrefix(label: string): string {
  * A standalone server of the test's own, for faults that must not disturb other specs (SIGSTOP, kill -9,
  * restart). Stop it in afterAll.
  */
-export async function privateServer(extraArgs: string[] = []): Promise<StandaloneTopology> {
+export async function privateServer(extraArgs: string[] = []): Promise<RedisServerProcess> {
   const root = process.env.REDIS_TEST_ROOT ?? mkdtempSync(join(tmpdir(), 'redis-patterns-private-'));
   return startStandalone(root, `private-${randomBytes(3).toString('hex')}`, extraArgs);
 }
@@ -97,4 +98,6 @@ export async function keysWithoutTtl(
   return keys.filter((key, i) => ttls[i] === -1 && !allowed(key));
 }
 
-export { waitFor } from '../harness/redis-process';
+export { waitFor } from '../harness/wait-for';
+export { freeLoopbackPort } from '../../libs/redis-patterns/src/testing/free-port';
+export type { RedisServerProcess };

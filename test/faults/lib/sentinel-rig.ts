@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
-import { RedisProcess } from '../../harness/redis-process';
-import type { SentinelTopology } from '../../harness/topologies';
+import type { RedisServerProcess } from '../../../libs/redis-patterns/src/testing/redis-server-process';
+import { sentinelDataNode, type SentinelTopology } from '../../harness/topologies';
 import { now, waitUntil } from './measure';
 import type { ScenarioContext } from './scenario';
 import { ownSentinel } from './servers';
@@ -13,8 +13,6 @@ export interface SentinelEvent {
   readonly message: string;
 }
 
-const SYNC_ARGS = ['--repl-diskless-sync-delay', '0'];
-
 /**
  * The T2 topology (a master, a replica, three sentinels with down-after 1 s) kept across many failovers: it records
  * every sentinel event, finds which data node is the master now, and brings a killed master back as a replica of the
@@ -23,10 +21,10 @@ const SYNC_ARGS = ['--repl-diskless-sync-delay', '0'];
 export class SentinelRig {
   readonly events: SentinelEvent[] = [];
   /** The two data nodes; a restarted node replaces its predecessor here. */
-  readonly nodes: RedisProcess[];
+  readonly nodes: RedisServerProcess[];
   private readonly admins = new Map<number, Redis>();
   private readonly sentinelAdmins: Redis[];
-  private readonly crashed = new Set<RedisProcess>();
+  private readonly crashed = new Set<RedisServerProcess>();
   private subscribed = 0;
 
   private constructor(
@@ -89,7 +87,7 @@ export class SentinelRig {
   }
 
   /** The data nodes by their current role (ROLE asked of each). */
-  async roles(): Promise<{ master: RedisProcess; replica: RedisProcess }> {
+  async roles(): Promise<{ master: RedisServerProcess; replica: RedisServerProcess }> {
     const roles = await Promise.all(
       this.nodes.map((node) =>
         this.adminOf(node.port)
@@ -120,7 +118,7 @@ export class SentinelRig {
    * How far the replica is behind: the master's replication offset, then (read after it) the offset the replica has
    * processed; 0 when the replica had caught up with the first reading by the time of the second.
    */
-  async replicationLag(master: RedisProcess, replica: RedisProcess): Promise<string> {
+  async replicationLag(master: RedisServerProcess, replica: RedisServerProcess): Promise<string> {
     const field = (info: string, name: string): string => new RegExp(`${name}:(\\S+)`).exec(info)?.[1] ?? '?';
     const m = await this.adminOf(master.port).info('replication');
     const r = await this.adminOf(replica.port).info('replication');
@@ -201,8 +199,8 @@ export class SentinelRig {
   }
 
   /** SIGKILL of a data node; `settle` starts it again. */
-  async crash(node: RedisProcess): Promise<void> {
-    await node.crash();
+  async crash(node: RedisServerProcess): Promise<void> {
+    await node.kill();
     this.crashed.add(node);
     this.admins.get(node.port)?.disconnect();
     this.admins.delete(node.port);
@@ -222,8 +220,8 @@ export class SentinelRig {
    * on their own). Once each has had an answer, a PING a second answered at once keeps them from it. Such a second
    * failover is waited out here, never caused: the pair settles on whichever master the sentinels chose.
    */
-  async settle(timeoutMs = 45_000): Promise<RedisProcess> {
-    let master: RedisProcess | undefined;
+  async settle(timeoutMs = 45_000): Promise<RedisServerProcess> {
+    let master: RedisServerProcess | undefined;
     await waitUntil(
       async () => {
         master = undefined;
@@ -269,9 +267,8 @@ export class SentinelRig {
   }
 
   /** Starts a killed node again, as a replica of `masterPort` (an operator's configuration for a returning node). */
-  private async restart(node: RedisProcess, masterPort: number): Promise<void> {
-    const args = RedisProcess.dataNodeArgs(node.port, node.dir, [...SYNC_ARGS, '--replicaof', '127.0.0.1', String(masterPort)]);
-    const restarted = await new RedisProcess(node.port, node.dir, args).start();
+  private async restart(node: RedisServerProcess, masterPort: number): Promise<void> {
+    const restarted = await sentinelDataNode(node.port, node.dir, masterPort).start();
     this.context.defer(() => restarted.stop());
     this.crashed.delete(node);
     this.nodes[this.nodes.indexOf(node)] = restarted;

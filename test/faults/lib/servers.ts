@@ -1,26 +1,21 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import type { Cluster, Redis } from 'ioredis';
 import type { RedisPatternsModuleOptions } from 'nestjs-redis-patterns';
-import {
-  startCluster,
-  startSentinel,
-  startStandalone,
-  type ClusterTopology,
-  type SentinelTopology,
-  type StandaloneTopology,
-} from '../../harness/topologies';
+import type { RedisCluster } from '../../../libs/redis-patterns/src/testing/redis-cluster';
+import type { RedisServerProcess } from '../../../libs/redis-patterns/src/testing/redis-server-process';
+import { startCluster, startSentinel, startStandalone, type SentinelTopology } from '../../harness/topologies';
 import { createContext } from '../../fixtures/faults/fixture-env';
 import { waitUntil } from './measure';
 import type { ScenarioContext } from './scenario';
 
 /** A private standalone server for this scenario, stopped by the runner afterwards. */
-export async function ownStandalone(context: ScenarioContext, name = 'standalone', extraArgs: string[] = []): Promise<StandaloneTopology> {
-  const topology = await startStandalone(context.dir, name, extraArgs);
-  context.defer(() => topology.stop());
-  return topology;
+export async function ownStandalone(context: ScenarioContext, name = 'standalone', extraArgs: string[] = []): Promise<RedisServerProcess> {
+  const server = await startStandalone(context.dir, name, extraArgs);
+  context.defer(() => server.stop());
+  return server;
 }
 
-export async function ownCluster(context: ScenarioContext): Promise<ClusterTopology> {
+export async function ownCluster(context: ScenarioContext): Promise<RedisCluster> {
   const topology = await startCluster(context.dir);
   context.defer(() => topology.stop());
   return topology;

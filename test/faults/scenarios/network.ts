@@ -623,7 +623,7 @@ export const networkScenario: Scenario = {
       '--protected-mode',
       'no',
     ]);
-    const redisPort = server.server.port;
+    const redisPort = server.port;
     const admin = new Redis(server.url);
     context.defer(() => admin.disconnect());
 

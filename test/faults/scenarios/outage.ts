@@ -243,17 +243,17 @@ export const outageScenario: Scenario = {
     };
 
     let from = now();
-    server.server.freeze();
+    server.freeze();
     await pause(5000);
     let to = now();
-    server.server.resume();
+    server.resume();
     windows.push({ fault: 'SIGSTOP 5 s', from, to, rate: 200, recoveryMs: Math.round(await recovery(to)) });
     await pause(2000);
     from = now();
-    await server.server.crash();
+    await server.kill();
     await pause(5000);
     to = now();
-    await server.server.restart();
+    await server.restart();
     windows.push({ fault: 'kill -9, restart after 5 s', from, to, rate: 200, recoveryMs: Math.round(await recovery(to)) });
     await pause(2000);
 
@@ -261,12 +261,12 @@ export const outageScenario: Scenario = {
     const heapBefore = (await stats(port)).heapUsed;
     load.cachedRate = 1000;
     await pause(1000);
-    server.server.freeze();
+    server.freeze();
     from = now();
     await pause(30_000);
     const during = await stats(port);
     to = now();
-    server.server.resume();
+    server.resume();
     windows.push({ fault: 'SIGSTOP 30 s', from, to, rate: 1000, recoveryMs: Math.round(await recovery(to)) });
     load.cachedRate = 200;
     await pause(1000);

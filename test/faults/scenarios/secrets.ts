@@ -17,9 +17,9 @@ export const secretsScenario: Scenario = {
     // The harness PINGs without a password to see the server up, so the secrets are set afterwards (over
     // loopback, from the runner; never on a command line a scenario prints).
     const server = await ownStandalone(context, 'secrets');
-    await server.server.cli('ACL', 'SETUSER', 'app', 'on', `>${USER_PASSWORD}`, '~fsec:*', '&*', '+@all', '-@dangerous', '+info');
-    await server.server.cli('CONFIG', 'SET', 'requirepass', DEFAULT_PASSWORD);
-    const port = server.server.port;
+    await server.cli('ACL', 'SETUSER', 'app', 'on', `>${USER_PASSWORD}`, '~fsec:*', '&*', '+@all', '-@dangerous', '+info');
+    await server.cli('CONFIG', 'SET', 'requirepass', DEFAULT_PASSWORD);
+    const port = server.port;
     const cases: Array<[string, unknown, string]> = [
       ['wrong default password in the URL', `redis://:${WRONG[0]}@127.0.0.1:${port}`, 'error'],
       ['ACL user with a wrong password (options)', { host: '127.0.0.1', port, username: 'app', password: WRONG[1] }, 'error'],

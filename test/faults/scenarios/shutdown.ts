@@ -4,7 +4,7 @@
 // accepted into the stream is still there: acknowledged by the consumer group, pending in it, or not read yet.
 import { Agent, request } from 'node:http';
 import { Redis } from 'ioredis';
-import { freePort } from '../../harness/free-port';
+import { freeLoopbackPort } from '../../../libs/redis-patterns/src/testing/free-port';
 import { TsChild } from '../lib/child';
 import { now, pause, waitUntil } from '../lib/measure';
 import { check, type Scenario } from '../lib/scenario';
@@ -117,7 +117,7 @@ export const shutdownScenario: Scenario = {
     const server = await ownStandalone(context, 'shutdown');
     const admin = new Redis(server.url);
     context.defer(() => admin.disconnect());
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     const app = new TsChild('apps/sample-api/src/main.ts', {
       REDIS_URL: server.url,
       REDIS_KEY_PREFIX: PREFIX,

@@ -2,8 +2,7 @@ import { Controller, Get, type INestApplication, type LoggerService, Param } fro
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { CacheService, Cacheable, RedisPatternsModule } from 'nestjs-redis-patterns';
-import type { StandaloneTopology } from '../../harness/topologies';
-import { privateServer, uniquePrefix, waitFor } from '../../support/redis-env';
+import { privateServer, type RedisServerProcess, uniquePrefix, waitFor } from '../../support/redis-env';
 
 class CapturingLogger implements LoggerService {
   readonly warnings: string[] = [];
@@ -29,7 +28,7 @@ class ItemsController {
 }
 
 describe('cache fails open when Redis is frozen (SIGSTOP) and resumes after SIGCONT', () => {
-  let server: StandaloneTopology;
+  let server: RedisServerProcess;
   let app: INestApplication;
   let cache: CacheService;
   const logger = new CapturingLogger();
@@ -54,7 +53,7 @@ describe('cache fails open when Redis is frozen (SIGSTOP) and resumes after SIGC
   });
 
   afterAll(async () => {
-    server?.server.resume();
+    server?.resume();
     await app?.close();
     await server?.stop();
   });
@@ -69,7 +68,7 @@ describe('cache fails open when Redis is frozen (SIGSTOP) and resumes after SIGC
     expect((await http.get('/items/1').expect(200)).headers['x-cache']).toBe('MISS');
     expect((await http.get('/items/1').expect(200)).headers['x-cache']).toBe('HIT');
 
-    server.server.freeze();
+    server.freeze();
     try {
       // HTTP: every request answered 200 by the handler (no 5xx because of the cache).
       const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => request(app.getHttpServer()).get(`/items/${i % 4}`)));
@@ -97,7 +96,7 @@ describe('cache fails open when Redis is frozen (SIGSTOP) and resumes after SIGC
       expect(lines.length).toBeLessThanOrEqual(2);
       expect(stats.errors).toBeGreaterThan(lines.length * 5);
     } finally {
-      server.server.resume();
+      server.resume();
     }
 
     // No restart: once Redis answers again, caching resumes.

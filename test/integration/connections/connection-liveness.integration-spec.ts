@@ -9,8 +9,7 @@ import {
   RedisUnavailableError,
 } from 'nestjs-redis-patterns';
 import { RedisExecutor } from '../../../libs/redis-patterns/src/core/scripts/redis-executor';
-import type { StandaloneTopology } from '../../harness/topologies';
-import { privateServer, uniquePrefix, waitFor } from '../../support/redis-env';
+import { privateServer, type RedisServerProcess, uniquePrefix, waitFor } from '../../support/redis-env';
 
 const DEADLINE_MS = 400;
 
@@ -32,7 +31,7 @@ async function timed(call: () => Promise<unknown>): Promise<{ ms: number; outcom
 }
 
 describe('connection liveness: one view per connection that every pattern reads', () => {
-  let server: StandaloneTopology;
+  let server: RedisServerProcess;
   let nest: INestApplication;
 
   beforeAll(async () => {
@@ -47,7 +46,7 @@ describe('connection liveness: one view per connection that every pattern reads'
   });
 
   afterAll(async () => {
-    server.server.resume();
+    server.resume();
     await nest?.close();
     await server?.stop();
   });
@@ -60,7 +59,7 @@ describe('connection liveness: one view per connection that every pattern reads'
     await locks.acquire('warm', { ttlMs: 5_000 }).then((lock) => lock.release());
     expect(executor.liveness?.isDown).toBe(false);
 
-    server.server.freeze();
+    server.freeze();
     // The first call pays the deadline: nothing told the connection the server stopped answering.
     const first = await timed(() => locks.acquire('frozen-1', { ttlMs: 5_000 }));
     expect(outageOf(first.outcome)?.mayHaveRun).toBe(true);
@@ -84,7 +83,7 @@ describe('connection liveness: one view per connection that every pattern reads'
     expect([decision.outcome, limiter.outageStats().failedOpen]).toEqual(['ok', failedOpen + 1]);
     expect(decision.ms).toBeLessThan(DEADLINE_MS / 2);
 
-    server.server.resume();
+    server.resume();
     // The probe (a PING every 250 ms while down, on the client itself) notices the server is back.
     await waitFor(
       () => executor.liveness?.isDown === false,

@@ -1,9 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { ConnectionStartupError, InvalidOptionsError, RedisPatternsModule, type RedisPatternsModuleOptions } from 'nestjs-redis-patterns';
-import { freePort } from '../../harness/free-port';
-import type { StandaloneTopology } from '../../harness/topologies';
-import { privateServer, uniquePrefix, waitFor } from '../../support/redis-env';
+import { freeLoopbackPort, privateServer, type RedisServerProcess, uniquePrefix, waitFor } from '../../support/redis-env';
 import { type AclUser, createAclUser } from './acl-user';
 
 type Level = 'log' | 'warn' | 'error' | 'debug';
@@ -124,13 +122,13 @@ describe('Connection messages at startup', () => {
 });
 
 describe('Connection messages during an outage', () => {
-  let server: StandaloneTopology;
+  let server: RedisServerProcess;
 
   beforeEach(async () => {
     server = await privateServer();
   });
   afterEach(async () => {
-    server.server.resume();
+    server.resume();
     await server.stop();
   });
 
@@ -138,7 +136,7 @@ describe('Connection messages during an outage', () => {
     const { logger, visible } = recorder();
     const app = await start({ connection: server.url, keyPrefix: uniquePrefix('frozen'), commandTimeoutMs: 200, logger });
     try {
-      server.server.freeze();
+      server.freeze();
       await waitFor(
         () => visible().length > 0,
         5000,
@@ -155,7 +153,7 @@ describe('Connection messages during an outage', () => {
             'Check whether the server is frozen or busy (a long command, a fork for persistence: SLOWLOG GET, INFO persistence) and the network to it.',
         },
       ]);
-      server.server.resume();
+      server.resume();
       await waitFor(
         () => visible().length === 2,
         5000,
@@ -175,7 +173,7 @@ describe('Connection messages during an outage', () => {
     const { logger, visible } = recorder();
     const app = await start({ connection: server.url, keyPrefix: uniquePrefix('stopped'), logger });
     try {
-      await server.server.stop();
+      await server.stop();
       await new Promise((resolve) => setTimeout(resolve, 2500));
       expect(visible()).toEqual([
         {
@@ -186,7 +184,7 @@ describe('Connection messages during an outage', () => {
             `Check that Redis is running at ${server.url} and listens on that port.`,
         },
       ]);
-      await server.server.restart();
+      await server.restart();
       await waitFor(
         () => visible().length === 2,
         5000,
@@ -205,7 +203,7 @@ describe('Connection messages during an outage', () => {
 describe('Connection messages of an unreachable server at startup', () => {
   it('logs one warning saying the application starts anyway, and does not wait for the server', async () => {
     const { logger, visible } = recorder();
-    const url = `redis://127.0.0.1:${await freePort()}`;
+    const url = `redis://127.0.0.1:${await freeLoopbackPort()}`;
     const started = Date.now();
     const app = await start({ connection: url, keyPrefix: uniquePrefix('absent'), logger });
     try {

@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import { Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { ConnectionStartupError, OnRedisMessage, RedisPatternsModule } from 'nestjs-redis-patterns';
-import { freePort } from '../../harness/free-port';
-import { uniquePrefix } from '../../support/redis-env';
+import { freeLoopbackPort, uniquePrefix } from '../../support/redis-env';
 import { type AclUser, createAclUser } from './acl-user';
 
 const root = join(__dirname, '../../..');
@@ -47,7 +46,7 @@ function runChild(options: object, boundMs: number): Promise<{ stdout: string; e
 
 describe('The dev loop without a reachable Redis', () => {
   it("compile() and init() of a module with a subscriber finish well within jest's 5 s default", async () => {
-    const url = `redis://127.0.0.1:${await freePort()}`;
+    const url = `redis://127.0.0.1:${await freeLoopbackPort()}`;
     const started = Date.now();
     const moduleRef = await Test.createTestingModule({
       imports: [RedisPatternsModule.forRoot({ connection: url, keyPrefix: uniquePrefix('devloop'), logger: quiet })],
@@ -63,7 +62,7 @@ describe('The dev loop without a reachable Redis', () => {
   });
 
   it("with connectionStartup: 'wait', fails startup after connectTimeoutMs naming the connection and the refusal", async () => {
-    const url = `redis://127.0.0.1:${await freePort()}`;
+    const url = `redis://127.0.0.1:${await freeLoopbackPort()}`;
     const started = Date.now();
     const error = await Test.createTestingModule({
       imports: [RedisPatternsModule.forRoot({ connection: url, connectionStartup: 'wait', connectTimeoutMs: 600, logger: quiet })],
@@ -108,7 +107,7 @@ describe('A failed startup leaves nothing open (the process exits on its own)', 
   );
 
   it("connectionStartup: 'wait' not ready in time", async () => {
-    const options = { connection: `redis://127.0.0.1:${await freePort()}`, connectionStartup: 'wait', connectTimeoutMs: 300 };
+    const options = { connection: `redis://127.0.0.1:${await freeLoopbackPort()}`, connectionStartup: 'wait', connectTimeoutMs: 300 };
     const { stdout, exitedOnItsOwn } = await runChild(options, 15_000);
     expect(stdout.trim()).toBe('failed: ConnectionStartupError');
     expect(exitedOnItsOwn).toBe(true);

@@ -5,8 +5,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RedisConnections, RedisPatternsModule } from 'nestjs-redis-patterns';
-import { type SentinelTopology, startSentinel, type StandaloneTopology } from '../../harness/topologies';
-import { privateServer, uniquePrefix, waitFor } from '../../support/redis-env';
+import { type SentinelTopology, startSentinel } from '../../harness/topologies';
+import { privateServer, type RedisServerProcess, uniquePrefix, waitFor } from '../../support/redis-env';
 
 async function app(options: Parameters<typeof RedisPatternsModule.forRoot>[0]): Promise<INestApplication> {
   const moduleRef = await Test.createTestingModule({ imports: [RedisPatternsModule.forRoot(options)] }).compile();
@@ -35,7 +35,7 @@ describe('a stalled server (DEBUG SLEEP)', () => {
 });
 
 describe('a frozen server (SIGSTOP)', () => {
-  let server: StandaloneTopology;
+  let server: RedisServerProcess;
   let nest: INestApplication;
 
   beforeAll(async () => {
@@ -44,7 +44,7 @@ describe('a frozen server (SIGSTOP)', () => {
   });
 
   afterAll(async () => {
-    server.server.resume();
+    server.resume();
     await nest?.close();
     await server?.stop();
   });
@@ -52,7 +52,7 @@ describe('a frozen server (SIGSTOP)', () => {
   it('drops the stuck connection, so queued commands are released and new ones fail at once; recovers after SIGCONT', async () => {
     const redis = nest.get(RedisConnections).get() as Redis;
     await redis.set('k', 'v', 'PX', 60_000);
-    server.server.freeze();
+    server.freeze();
     // Load during the freeze: each command times out after 200 ms but ioredis keeps it awaiting a reply.
     const load = Array.from({ length: 500 }, () => redis.get('k').catch((error: Error) => error.message));
     expect(new Set(await Promise.all(load)).size).toBeGreaterThan(0);
@@ -65,7 +65,7 @@ describe('a frozen server (SIGSTOP)', () => {
     const started = Date.now();
     await expect(redis.get('k')).rejects.toThrow();
     expect(Date.now() - started).toBeLessThan(100);
-    server.server.resume();
+    server.resume();
     await waitFor(
       async () => (await redis.get('k').catch(() => null)) === 'v',
       5000,

@@ -6,8 +6,7 @@ import {
   type RedisPatternsModuleOptions,
   RedisRefusedError,
 } from 'nestjs-redis-patterns';
-import { freePort } from '../../harness/free-port';
-import { uniquePrefix, waitFor } from '../../support/redis-env';
+import { freeLoopbackPort, uniquePrefix, waitFor } from '../../support/redis-env';
 import { type AclUser, createAclUser } from './acl-user';
 
 /** Compiles and initialises the module; resolves with the app context, or rejects with the startup error. */
@@ -105,7 +104,7 @@ describe('The startup check of the connections (standalone)', () => {
   });
 
   it('does not fail nor delay startup beyond the connect timeout when Redis is down (an outage is not a refusal)', async () => {
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     const warnings: string[] = [];
     const errors: string[] = [];
     const started = Date.now();

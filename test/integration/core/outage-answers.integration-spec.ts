@@ -18,8 +18,7 @@ import {
   UniqueCounter,
   WithLock,
 } from 'nestjs-redis-patterns';
-import type { StandaloneTopology } from '../../harness/topologies';
-import { privateServer, uniquePrefix, waitFor } from '../../support/redis-env';
+import { privateServer, type RedisServerProcess, uniquePrefix, waitFor } from '../../support/redis-env';
 
 const TIMEOUT_MS = 300;
 /** ioredis' own wording, which names options the user never set and reads as a broken Node stream. */
@@ -133,7 +132,7 @@ function expectLibraryAnswer(response: request.Response, status: number): void {
 }
 
 describe('outages answered in the library words, over real HTTP (a server of its own, then stopped)', () => {
-  let server: StandaloneTopology;
+  let server: RedisServerProcess;
   let app: INestApplication;
   const logger = new CapturingLogger();
 
@@ -166,7 +165,7 @@ describe('outages answered in the library words, over real HTTP (a server of its
   describe('once the server is stopped', () => {
     beforeAll(async () => {
       const client = app.get(RedisConnections).get() as Redis;
-      await server.server.stop();
+      await server.stop();
       await waitFor(
         () => client.status !== 'ready',
         5000,
@@ -240,18 +239,18 @@ describe('outages answered in the library words, over real HTTP (a server of its
 });
 
 describe('a frozen server (SIGSTOP): the answer names the deadline, not an ioredis option', () => {
-  let server: StandaloneTopology;
+  let server: RedisServerProcess;
   let app: INestApplication;
 
   beforeAll(async () => {
     server = await privateServer();
     app = await startApp(server.url, new CapturingLogger());
     await app.get(SessionStore).get('warm-up');
-    server.server.freeze();
+    server.freeze();
   });
 
   afterAll(async () => {
-    server?.server.resume();
+    server?.resume();
     await app?.close();
     await server?.stop();
   });

@@ -6,8 +6,15 @@ import { SessionStore } from 'nestjs-redis-patterns';
 import { formatReport, runDoctor, type DoctorReport } from 'nestjs-redis-patterns/doctor';
 import { lockSelfTest } from '../../../libs/redis-patterns/src/health/doctor/lock-self-test';
 import { startApp } from '../structures/structures-app';
-import { clusterPorts, connectionFor, privateServer, rawClient, scanKeys, uniquePrefix } from '../../support/redis-env';
-import type { StandaloneTopology } from '../../harness/topologies';
+import {
+  clusterPorts,
+  connectionFor,
+  privateServer,
+  rawClient,
+  type RedisServerProcess,
+  scanKeys,
+  uniquePrefix,
+} from '../../support/redis-env';
 
 const run = promisify(execFile);
 const root = join(__dirname, '../../..');
@@ -103,7 +110,7 @@ describe('doctor on the shared standalone server', () => {
 });
 
 describe('doctor against servers of its own', () => {
-  let server: StandaloneTopology;
+  let server: RedisServerProcess;
   let admin: Redis;
   const password = 'doctor-pw-0451';
 

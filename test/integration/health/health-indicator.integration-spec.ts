@@ -3,8 +3,7 @@ import { Test } from '@nestjs/testing';
 import { Redis } from 'ioredis';
 import { RedisHealthCheckError, RedisPatternsHealthIndicator, RedisPatternsModule } from 'nestjs-redis-patterns';
 import { startApp, STRUCTURE_TOPOLOGIES } from '../structures/structures-app';
-import { connectionFor, privateServer, uniquePrefix } from '../../support/redis-env';
-import type { StandaloneTopology } from '../../harness/topologies';
+import { connectionFor, privateServer, type RedisServerProcess, uniquePrefix } from '../../support/redis-env';
 
 describe.each(STRUCTURE_TOPOLOGIES)('RedisPatternsHealthIndicator on %s', (topology) => {
   let app: INestApplication;
@@ -35,7 +34,7 @@ describe.each(STRUCTURE_TOPOLOGIES)('RedisPatternsHealthIndicator on %s', (topol
 });
 
 describe('RedisPatternsHealthIndicator with a failing connection', () => {
-  let server: StandaloneTopology;
+  let server: RedisServerProcess;
   let app: INestApplication;
 
   beforeAll(async () => {
@@ -75,7 +74,7 @@ describe('RedisPatternsHealthIndicator with a failing connection', () => {
   });
 
   it('reports a dead connection down (without throwing from check) and throws a terminus-style error from isHealthy', async () => {
-    await server.server.crash();
+    await server.kill();
     const health = app.get(RedisPatternsHealthIndicator);
     const started = Date.now();
     const result = await health.check('redis', { timeoutMs: 500 });
@@ -87,6 +86,6 @@ describe('RedisPatternsHealthIndicator with a failing connection', () => {
     expect(error).toBeInstanceOf(RedisHealthCheckError);
     expect((error as RedisHealthCheckError).isHealthCheckError).toBe(true);
     expect((error as RedisHealthCheckError).causes).toHaveProperty(['redis', 'status'], 'down');
-    await server.server.restart();
+    await server.restart();
   });
 });

@@ -16,10 +16,8 @@ import {
 } from 'nestjs-redis-patterns';
 import { IdempotencyRuntime } from '../../../libs/redis-patterns/src/idempotency/idempotency.runtime';
 import { IDEMPOTENCY_STORE, type IdempotencyStore } from '../../../libs/redis-patterns/src/idempotency/idempotency.store';
-import { freePort } from '../../harness/free-port';
-import type { StandaloneTopology } from '../../harness/topologies';
 import { type BackendName, connectionOf, inspectKeys, type KeyInspector } from '../../support/backends';
-import { connectionFor, privateServer, uniquePrefix, waitFor } from '../../support/redis-env';
+import { connectionFor, freeLoopbackPort, privateServer, type RedisServerProcess, uniquePrefix, waitFor } from '../../support/redis-env';
 import { gates, Ledger, PaymentsController, runsOf, startIdempotencyApp } from './idempotency-test-app';
 
 const LOCK_TTL_MS = 600;
@@ -396,7 +394,7 @@ describe('@Idempotent on a microservice message pattern (real TCP ClientProxy)',
     );
 
   beforeAll(async () => {
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     const moduleRef = await Test.createTestingModule({
       imports: [RedisPatternsModule.forRoot({ connection: connectionFor('cluster'), keyPrefix: uniquePrefix('idem-rpc') })],
       controllers: [ChargesRpcController],
@@ -446,7 +444,7 @@ class OutageController {
 // A private server: freezing the shared one would disturb every other spec.
 describe('@Idempotent while Redis is frozen (SIGSTOP)', () => {
   const TIMEOUT_MS = 300;
-  let server: StandaloneTopology;
+  let server: RedisServerProcess;
   let app: INestApplication;
 
   beforeAll(async () => {
@@ -455,11 +453,11 @@ describe('@Idempotent while Redis is frozen (SIGSTOP)', () => {
       { connection: server.url, keyPrefix: uniquePrefix('idem-outage'), commandTimeoutMs: TIMEOUT_MS },
       { controllers: [OutageController] },
     );
-    server.server.freeze();
+    server.freeze();
   });
 
   afterAll(async () => {
-    server?.server.resume();
+    server?.resume();
     await app?.close();
     await server?.stop();
   });

@@ -8,10 +8,9 @@ import {
   RunOnLeader,
   UnsupportedHandlerError,
 } from 'nestjs-redis-patterns';
-import type { StandaloneTopology } from '../../harness/topologies';
 import { TsChild } from '../../faults/lib/child';
 import { connectionOf, inspectKeys } from '../../support/backends';
-import { privateServer, uniquePrefix, waitFor } from '../../support/redis-env';
+import { privateServer, type RedisServerProcess, uniquePrefix, waitFor } from '../../support/redis-env';
 import { stepDownMarginMs } from '../../../libs/redis-patterns/src/leader-election/campaign.options';
 import { aborted, startLockApp } from '../lock/lock-test-app';
 import { LEASE, leadersOf, nextGain, SLACK_MS, startInstances } from './leader-election-app';
@@ -206,11 +205,11 @@ describe.each(['standalone', 'cluster'] as const)('leader election on %s', (topo
 });
 
 describe('leader election when Redis freezes (private server): fail closed', () => {
-  let server: StandaloneTopology;
+  let server: RedisServerProcess;
   let app: INestApplication | undefined;
 
   afterAll(async () => {
-    server?.server.resume();
+    server?.resume();
     await app?.close();
     await server?.stop();
   });
@@ -223,12 +222,12 @@ describe('leader election when Redis freezes (private server): fail closed', () 
     expect(await election.campaign('jobs', lease)).toBe(true);
     const term = election.currentTerm('jobs')!;
 
-    server.server.freeze();
+    server.freeze();
     const frozenAt = performance.now();
     const validFor = term.remainingMs;
     const reason = await aborted(term.signal);
     const steppedDownAfter = performance.now() - frozenAt;
-    server.server.resume();
+    server.resume();
     expect(reason).toBeInstanceOf(LeaderTermEndedError);
     expect((reason as LeaderTermEndedError).reason).toBe('expired');
     expect(election.isLeader('jobs')).toBe(false);

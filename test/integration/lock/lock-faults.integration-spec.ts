@@ -2,8 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Injectable, type INestApplication } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { LockLostError, LockNotAcquiredError, LockService, WithLock } from 'nestjs-redis-patterns';
-import type { StandaloneTopology } from '../../harness/topologies';
-import { privateServer, uniquePrefix, waitFor } from '../../support/redis-env';
+import { privateServer, type RedisServerProcess, uniquePrefix, waitFor } from '../../support/redis-env';
 import { aborted, startLockApp } from './lock-test-app';
 
 @Injectable()
@@ -19,7 +18,7 @@ class Payments {
 const COMMAND_TIMEOUT_MS = 300;
 
 describe('locks when Redis fails (private server)', () => {
-  let server: StandaloneTopology;
+  let server: RedisServerProcess;
   let app: INestApplication;
   let locks: LockService;
 
@@ -33,14 +32,14 @@ describe('locks when Redis fails (private server)', () => {
   });
 
   afterAll(async () => {
-    server.server.resume();
+    server.resume();
     await app?.close();
     await server?.stop();
   });
 
   it('fails closed within the command timeout when the server is frozen: nothing runs unlocked', async () => {
     const payments = app.get(Payments);
-    server.server.freeze();
+    server.freeze();
     try {
       const startedAt = performance.now();
       const error = await locks.tryAcquire('frozen', { ttlMs: 1000 }).catch((e: unknown) => e);
@@ -55,7 +54,7 @@ describe('locks when Redis fails (private server)', () => {
       expect(payments.runs).toBe(0);
       expect(worked).toBe(false);
     } finally {
-      server.server.resume();
+      server.resume();
     }
     await waitFor(async () => (await locks.tryAcquire('after-freeze', { ttlMs: 1000 }).catch(() => null)) !== null, 10_000);
     // The acquisitions that timed out reached the server when it woke up; their queued compare-and-delete removed
@@ -74,13 +73,13 @@ describe('locks when Redis fails (private server)', () => {
     await locks.using(
       'freeze-mid-work',
       async (signal) => {
-        server.server.freeze();
+        server.freeze();
         const frozenAt = performance.now();
         try {
           reason = await aborted(signal);
           lostAfterMs = performance.now() - frozenAt;
         } finally {
-          server.server.resume();
+          server.resume();
         }
       },
       { ttlMs },
@@ -93,8 +92,8 @@ describe('locks when Redis fails (private server)', () => {
     // The previous test froze the server: wait until the connection is back before taking the first token.
     let before: Awaited<ReturnType<LockService['tryAcquire']>> = null;
     await waitFor(async () => (before = await locks.tryAcquire('fence-restart', { ttlMs: 1000 }).catch(() => null)) !== null, 10_000);
-    await server.server.crash();
-    await server.server.restart();
+    await server.kill();
+    await server.restart();
     const client = new Redis(server.url);
     try {
       expect(await client.dbsize()).toBe(0);
@@ -109,8 +108,8 @@ describe('locks when Redis fails (private server)', () => {
 });
 
 describe('WAIT replica acknowledgement (private servers)', () => {
-  let primary: StandaloneTopology;
-  let replica: StandaloneTopology | undefined;
+  let primary: RedisServerProcess;
+  let replica: RedisServerProcess | undefined;
 
   afterAll(async () => {
     await replica?.stop();
@@ -130,7 +129,7 @@ describe('WAIT replica acknowledgement (private servers)', () => {
       expect(error).toMatchObject({ name: 'LockNotAcquiredError', reason: 'replication' });
       expect(await client.exists(`${prefix}:lock:{replicated}`)).toBe(0);
 
-      replica = await privateServer(['--replicaof', '127.0.0.1', String(primary.server.port)]);
+      replica = await privateServer(['--replicaof', '127.0.0.1', String(primary.port)]);
       await waitFor(async () => /connected_slaves:1/.test(await client.info('replication')), 10_000);
       await waitFor(async () => /state=online/.test(await client.info('replication')), 10_000);
       const lock = await locks.acquire('replicated', { ttlMs: 5000, waitMs: 2000 });

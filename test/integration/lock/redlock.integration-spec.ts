@@ -2,14 +2,13 @@ import { performance } from 'node:perf_hooks';
 import type { INestApplication } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { LockNotAcquiredError, LockService } from 'nestjs-redis-patterns';
-import type { StandaloneTopology } from '../../harness/topologies';
-import { privateServer, uniquePrefix } from '../../support/redis-env';
+import { privateServer, type RedisServerProcess, uniquePrefix } from '../../support/redis-env';
 import { startLockApp } from './lock-test-app';
 
 describe('Redlock quorum over three independent servers', () => {
   const prefix = uniquePrefix('redlock');
   const key = (resource: string) => `${prefix}:lock:{${resource}}`;
-  let servers: StandaloneTopology[];
+  let servers: RedisServerProcess[];
   let raw: Redis[];
   let apps: INestApplication[];
   let locks: LockService;
@@ -85,14 +84,14 @@ describe('Redlock quorum over three independent servers', () => {
   it('still acquires with 1 of 3 servers down, and fails closed with 2 of 3 down', async () => {
     const before = (await locks.acquire('degraded', { ttlMs: 2000 }))!;
     await before.release();
-    await servers[2].server.crash();
+    await servers[2].kill();
     const lock = (await locks.tryAcquire('degraded', { ttlMs: 2000 }))!;
     expect(lock).not.toBeNull();
     expect(lock.fencingToken).toBeGreaterThan(before.fencingToken);
     expect(await rival.tryAcquire('degraded', { ttlMs: 2000 })).toBeNull();
     expect(await lock.release()).toBe(true);
 
-    await servers[1].server.crash();
+    await servers[1].kill();
     const startedAt = performance.now();
     const error = await locks.tryAcquire('degraded', { ttlMs: 2000 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LockNotAcquiredError);

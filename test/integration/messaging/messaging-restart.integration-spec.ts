@@ -2,12 +2,11 @@ import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Redis } from 'ioredis';
 import { PubSubService, RedisPatternsModule, type StreamMessage, StreamsService } from 'nestjs-redis-patterns';
-import type { StandaloneTopology } from '../../harness/topologies';
-import { privateServer, uniquePrefix, waitFor } from '../../support/redis-env';
+import { privateServer, type RedisServerProcess, uniquePrefix, waitFor } from '../../support/redis-env';
 
 // Faults on a server of this file's own: kill -9 and restart, and killed subscriber connections.
 describe('messaging across server restarts and killed connections', () => {
-  let server: StandaloneTopology;
+  let server: RedisServerProcess;
   let app: INestApplication;
   let admin: Redis;
   const prefix = uniquePrefix('msg-restart');
@@ -51,8 +50,8 @@ describe('messaging across server restarts and killed connections', () => {
     await pubsub.publish('alerts', 'before');
     await waitFor(() => onChannel.length === 1, 5000);
 
-    await server.server.crash();
-    await server.server.restart();
+    await server.kill();
+    await server.restart();
 
     await publishUntilReceived(pubsub, 'alerts', () => onChannel.length);
     await publishUntilReceived(pubsub, 'metrics:cpu', () => onPattern.length);
@@ -77,8 +76,8 @@ describe('messaging across server restarts and killed connections', () => {
     await streams.add('events', { n: 'before' });
     await waitFor(() => got.length === 1, 5000);
 
-    await server.server.crash();
-    await server.server.restart();
+    await server.kill();
+    await server.restart();
 
     // The restarted server has no stream and no group (no persistence): the consumer recreates the group.
     await waitFor(

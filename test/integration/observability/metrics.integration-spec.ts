@@ -16,8 +16,7 @@ import {
 import { libraryMeter } from '../../../libs/redis-patterns/src/core/telemetry/metrics';
 import { type BackendName, connectionOf, inspectKeys } from '../../support/backends';
 import { Redis } from 'ioredis';
-import type { StandaloneTopology } from '../../harness/topologies';
-import { privateServer, rawClient, uniquePrefix, waitFor } from '../../support/redis-env';
+import { privateServer, rawClient, type RedisServerProcess, uniquePrefix, waitFor } from '../../support/redis-env';
 
 /** A reader the test collects from when it wants (the SDK's pull path, no exporter or timer). */
 class CollectingReader extends MetricReader {
@@ -295,7 +294,7 @@ describe('OpenTelemetry metrics of connections (standalone)', () => {
 });
 
 describe('OpenTelemetry count of commands timed out (a private server, paused)', () => {
-  let server: StandaloneTopology;
+  let server: RedisServerProcess;
   beforeAll(async () => {
     server = await privateServer();
   });

@@ -2,8 +2,7 @@ import { Controller, Get, type INestApplication } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { RateLimit, type RateLimitPolicy, RateLimiterService, RateLimitDeniedError } from 'nestjs-redis-patterns';
-import type { StandaloneTopology } from '../../harness/topologies';
-import { privateServer, uniquePrefix, waitFor } from '../../support/redis-env';
+import { privateServer, type RedisServerProcess, uniquePrefix, waitFor } from '../../support/redis-env';
 import { startApp } from './rate-limit-app';
 
 const TIMEOUT_MS = 300;
@@ -32,7 +31,7 @@ async function timed<T>(work: () => Promise<T>): Promise<{ result: T | unknown; 
 
 // A private server: freezing the shared one would disturb every other spec.
 describe('rate limiting while Redis is frozen (SIGSTOP)', () => {
-  let server: StandaloneTopology;
+  let server: RedisServerProcess;
   let app: INestApplication;
   let limiter: RateLimiterService;
   let admin: Redis;
@@ -48,11 +47,11 @@ describe('rate limiting while Redis is frozen (SIGSTOP)', () => {
     limiter = app.get(RateLimiterService);
     // Spend one unit while Redis is up: the count Redis holds before the outage.
     expect((await limiter.consume('counted', policy)).remaining).toBe(2);
-    server.server.freeze();
+    server.freeze();
   });
 
   afterAll(async () => {
-    server.server.resume();
+    server.resume();
     await app?.close();
     admin.disconnect();
     await server?.stop();
@@ -91,7 +90,7 @@ describe('rate limiting while Redis is frozen (SIGSTOP)', () => {
   });
 
   it('returns to Redis when it answers again, and replays nothing decided during the outage', async () => {
-    server.server.resume();
+    server.resume();
     await waitFor(
       async () => (await limiter.consume('probe', policy)).source === 'redis',
       5000,

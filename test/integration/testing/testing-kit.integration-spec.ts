@@ -5,7 +5,7 @@ import { Test } from '@nestjs/testing';
 import { Cluster, Redis } from 'ioredis';
 import { CacheService, RedisPatternsModule } from 'nestjs-redis-patterns';
 import { clearKeys, startTestRedis, useTestRedis } from 'nestjs-redis-patterns/testing';
-import { waitFor } from '../../harness/redis-process';
+import { waitFor } from '../../support/redis-env';
 
 const root = join(__dirname, '../../..');
 

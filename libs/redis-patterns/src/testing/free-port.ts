@@ -1,5 +1,11 @@
 import { createServer } from 'node:net';
 
+// A server a test stops and restarts must get its port back, so ports are drawn from a fixed range rather than
+// handed out by the system. A cluster node also needs port + 10000 (its bus), which stays below 65536 from here.
+const LOWEST = 20000;
+const RANGE = 25000;
+const BUS_OFFSET = 10000;
+
 function listens(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
@@ -9,24 +15,26 @@ function listens(port: number): Promise<boolean> {
 }
 
 /**
- * A free loopback port. A cluster node also needs port + 10000 (its bus) free, so with `withBus` ports are drawn from
- * 20000–45000 and both are checked; otherwise the system picks one.
+ * `count` distinct free loopback ports; with `withBus`, each one's cluster bus port is free too, and no port is
+ * another's bus port.
  */
-export async function freeLoopbackPort(options: { withBus?: boolean; exclude?: ReadonlySet<number> } = {}): Promise<number> {
-  if (!options.withBus) {
-    return new Promise((resolve, reject) => {
-      const server = createServer();
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => {
-        const { port } = server.address() as { port: number };
-        server.close(() => resolve(port));
-      });
-    });
+export async function freeLoopbackPorts(count: number, options: { withBus?: boolean } = {}): Promise<number[]> {
+  const ports: number[] = [];
+  const taken = new Set<number>();
+  for (let attempt = 0; ports.length < count; attempt++) {
+    if (attempt >= 200 * count) throw new Error(`No ${count} free loopback ports found after ${attempt} attempts.`);
+    const port = LOWEST + Math.floor(Math.random() * RANGE);
+    const needed = options.withBus ? [port, port + BUS_OFFSET] : [port];
+    if (needed.some((p) => taken.has(p))) continue;
+    if (!(await listens(port)) || (options.withBus && !(await listens(port + BUS_OFFSET)))) continue;
+    ports.push(port);
+    for (const p of needed) taken.add(p);
   }
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const port = 20000 + Math.floor(Math.random() * 25000);
-    if (options.exclude?.has(port)) continue;
-    if ((await listens(port)) && (await listens(port + 10000))) return port;
-  }
-  throw new Error('No free loopback port (with its cluster bus port) found after 200 attempts.');
+  return ports;
+}
+
+/** A free loopback port (with `withBus`, its cluster bus port is free too). */
+export async function freeLoopbackPort(options: { withBus?: boolean } = {}): Promise<number> {
+  const [port] = await freeLoopbackPorts(1, options);
+  return port;
 }

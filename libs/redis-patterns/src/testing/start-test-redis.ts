@@ -1,7 +1,6 @@
-import { Redis } from 'ioredis';
 import type { RedisConnectionConfig } from '../core/options/connection-config.interface';
-import { freeLoopbackPort } from './free-port';
-import { type RedisServerProcess, startRedisServer } from './redis-server-process';
+import { startRedisCluster } from './redis-cluster';
+import { startRedisServer } from './redis-server-process';
 
 /** A throwaway Redis started by {@link startTestRedis}. */
 export interface TestRedis {
@@ -32,8 +31,6 @@ export interface StartTestRedisOptions {
   readonly binary?: string;
 }
 
-const CLUSTER_SLOTS = 16384;
-
 /**
  * Starts a real Redis for tests or local runs: `redis-server` child processes (never daemonized) on free loopback
  * ports, with no persistence; resolves once they accept connections (a server in about 0.1 s, a cluster in well
@@ -47,58 +44,17 @@ const CLUSTER_SLOTS = 16384;
  * await redis.stop();
  */
 export async function startTestRedis(options: StartTestRedisOptions = {}): Promise<TestRedis> {
+  const { binary, startTimeoutMs } = options;
   if (options.topology === 'cluster') {
     if (options.password !== undefined) throw new TypeError('startTestRedis: a password is supported on a standalone server only.');
-    return startCluster(options);
+    const cluster = await startRedisCluster({ masters: 3, binary, startTimeoutMs });
+    const nodes = cluster.ports.map((port) => ({ host: '127.0.0.1', port }));
+    const port = cluster.ports[0];
+    return { url: `redis://127.0.0.1:${port}`, port, connection: { cluster: { nodes } }, nodes, stop: cluster.stop };
   }
-  const port = await freeLoopbackPort();
-  const server = await startRedisServer(port, options.password === undefined ? [] : ['--requirepass', options.password], options);
+  const extraArgs = options.password === undefined ? [] : ['--requirepass', options.password];
+  const server = await startRedisServer({ extraArgs, binary, startTimeoutMs });
   const auth = options.password === undefined ? '' : `:${encodeURIComponent(options.password)}@`;
-  const url = `redis://${auth}127.0.0.1:${port}`;
-  return { url, port, connection: url, nodes: [{ host: '127.0.0.1', port }], stop: () => server.stop() };
-}
-
-async function startCluster(options: StartTestRedisOptions): Promise<TestRedis> {
-  const ports: number[] = [];
-  for (let i = 0; i < 3; i++) ports.push(await freeLoopbackPort({ withBus: true, exclude: new Set(ports.flatMap((p) => [p, p + 10000])) }));
-  const servers: RedisServerProcess[] = [];
-  const stop = () => Promise.all(servers.map((server) => server.stop())).then(() => undefined);
-  try {
-    const args = ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000'];
-    servers.push(...(await Promise.all(ports.map((port) => startRedisServer(port, args, options)))));
-    await formCluster(ports, options.startTimeoutMs ?? 10_000);
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  const nodes = ports.map((port) => ({ host: '127.0.0.1', port }));
-  return { url: `redis://127.0.0.1:${ports[0]}`, port: ports[0], connection: { cluster: { nodes } }, nodes, stop };
-}
-
-/**
- * Gives each node a third of the slots and introduces them to each other (what `redis-cli --cluster create` does,
- * without its one-second waits), then waits until every node reports the cluster ok.
- */
-async function formCluster(ports: readonly number[], timeoutMs: number): Promise<void> {
-  const clients = ports.map((port) => new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 1 }));
-  try {
-    const share = Math.ceil(CLUSTER_SLOTS / ports.length);
-    await Promise.all(
-      clients.map((client, i) => {
-        const slots: number[] = [];
-        for (let slot = i * share; slot < Math.min(CLUSTER_SLOTS, (i + 1) * share); slot++) slots.push(slot);
-        return client.call('CLUSTER', 'ADDSLOTS', ...slots.map(String));
-      }),
-    );
-    for (const port of ports.slice(1)) await clients[0].call('CLUSTER', 'MEET', '127.0.0.1', String(port));
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const infos = await Promise.all(clients.map((client) => client.call('CLUSTER', 'INFO') as Promise<string>));
-      if (infos.every((info) => info.includes('cluster_state:ok') && info.includes(`cluster_known_nodes:${ports.length}`))) return;
-      if (Date.now() > deadline) throw new Error(`The test cluster did not converge within ${timeoutMs} ms:\n${infos.join('\n')}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  } finally {
-    for (const client of clients) client.disconnect();
-  }
+  const url = `redis://${auth}127.0.0.1:${server.port}`;
+  return { url, port: server.port, connection: url, nodes: [{ host: '127.0.0.1', port: server.port }], stop: () => server.stop() };
 }
