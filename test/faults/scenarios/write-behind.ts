@@ -218,9 +218,9 @@ async function writeBehindCrash(context: ScenarioContext): Promise<Check[]> {
     const candidates = [...pending.keys()].filter((key) => !frozen.has(key)).slice(0, MAX_RESTART_FROZEN);
     for (const key of candidates) frozen.set(key, 'restart');
     stoppedAt = Date.now();
-    await server.server.stop();
+    await server.stop();
     await pause(DOWN_MS);
-    await server.server.restart();
+    await server.restart();
     upAt = Date.now();
     // Of the frozen keys' changes pending at the shutdown, those not flushed yet are in the restarted server only if
     // its AOF kept them.
