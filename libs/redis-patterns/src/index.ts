@@ -6,6 +6,7 @@ export { RedisPatternsModule } from './redis-patterns.module';
 export { REDIS_PATTERNS_OPTIONS } from './redis-patterns.module-definition';
 export { getRedisConnectionToken } from './redis-patterns.constants';
 export type { RedisPatternsModuleOptions } from './redis-patterns.options';
+export type { RedisPatternsCoreOptions } from './core/options/core-module-options.interface';
 export type {
   AdoptedClientConfig,
   ClusterConnectionConfig,

@@ -2,20 +2,16 @@ import { ConfigurableModuleBuilder } from '@nestjs/common';
 import type { RedisPatternsModuleOptions } from './redis-patterns.options';
 
 /**
- * Built by Nest's ConfigurableModuleBuilder: the base class of `RedisPatternsModule` (`forRoot` / `forRootAsync`), the
- * types of their options, and the injection token of the options object.
+ * Built by Nest's ConfigurableModuleBuilder: the `forRoot` / `forRootAsync` that `RedisPatternsModule` delegates to
+ * (they provide the options object), and the options' injection token.
  */
-export const {
-  ConfigurableModuleClass: RedisPatternsConfigurableModule,
-  MODULE_OPTIONS_TOKEN,
-  OPTIONS_TYPE: REDIS_PATTERNS_OPTIONS_TYPE,
-  ASYNC_OPTIONS_TYPE: REDIS_PATTERNS_ASYNC_OPTIONS_TYPE,
-} = new ConfigurableModuleBuilder<RedisPatternsModuleOptions>({ moduleName: 'RedisPatterns' })
-  .setClassMethodName('forRoot')
-  .setFactoryMethodName('createRedisPatternsOptions')
-  // Global by default: one Redis setup serves the whole application, like a database module.
-  .setExtras({ isGlobal: true }, (definition, extras) => ({ ...definition, global: extras.isGlobal }))
-  .build();
+export const { ConfigurableModuleClass: RedisPatternsConfigurableModule, MODULE_OPTIONS_TOKEN } =
+  new ConfigurableModuleBuilder<RedisPatternsModuleOptions>({ moduleName: 'RedisPatterns' })
+    .setClassMethodName('forRoot')
+    .setFactoryMethodName('createRedisPatternsOptions')
+    // Global by default: one Redis setup serves the whole application, like a database module.
+    .setExtras({ isGlobal: true }, (definition, extras) => ({ ...definition, global: extras.isGlobal }))
+    .build();
 
 /**
  * The injection token of the options object as given to `forRoot` (without `isGlobal`) or returned by the

@@ -1,5 +1,5 @@
 import { absentClient } from './core/memory/absent-client';
-import { type DynamicModule, Module, type Provider } from '@nestjs/common';
+import { type ConfigurableModuleAsyncOptions, type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { APP_FILTER, DiscoveryModule } from '@nestjs/core';
 import { CACHE_PROVIDERS } from './cache/cache.providers';
 import { HttpMappableErrorFilter } from './core/advice/http-mappable-error.filter';
@@ -8,18 +8,13 @@ import { MethodAdviceExplorer } from './core/advice/method-advice.explorer';
 import { requestedConnectionNames } from './core/connections/inject-redis.decorator';
 import { RedisConnections } from './core/connections/redis-connections';
 import { KeyBuilder } from './core/keys/key-builder';
-import { resolveOptions, type ResolvedRedisPatternsOptions } from './redis-patterns.options';
+import { resolveOptions, type RedisPatternsModuleOptions, type ResolvedRedisPatternsOptions } from './redis-patterns.options';
 import { HEALTH_PROVIDERS } from './health/health.providers';
 import { LOCK_PROVIDERS } from './lock/lock.providers';
 import { MESSAGING_PROVIDERS } from './messaging/messaging.providers';
 import { RATE_LIMIT_PROVIDERS } from './rate-limit/rate-limit.providers';
 import { getRedisConnectionToken, RESOLVED_OPTIONS } from './redis-patterns.constants';
-import {
-  REDIS_PATTERNS_ASYNC_OPTIONS_TYPE,
-  REDIS_PATTERNS_OPTIONS,
-  REDIS_PATTERNS_OPTIONS_TYPE,
-  RedisPatternsConfigurableModule,
-} from './redis-patterns.module-definition';
+import { REDIS_PATTERNS_OPTIONS, RedisPatternsConfigurableModule } from './redis-patterns.module-definition';
 import { STRUCTURES_PROVIDERS } from './structures/structures.providers';
 import { SEMAPHORE_PROVIDERS } from './semaphore/semaphore.providers';
 import { LEADER_ELECTION_PROVIDERS } from './leader-election/leader-election.providers';
@@ -69,13 +64,14 @@ const PATTERN_PROVIDERS: Provider[] = [
   // The explorer is what each module's RedisPatternsInterceptor (on decorated handlers) runs the advice through.
   exports: [RESOLVED_OPTIONS, RedisConnections, KeyBuilder, MethodAdviceExplorer, DroppedEventLog, ...PATTERN_PROVIDERS],
 })
-export class RedisPatternsModule extends RedisPatternsConfigurableModule {
+export class RedisPatternsModule {
   /**
    * Configures the module with options known at import time (global unless `isGlobal: false`). Provides the client
    * of each connection in `connections`, and of each name `@InjectRedis` asks for, to `@InjectRedis(name)`.
    */
-  static override forRoot(options: typeof REDIS_PATTERNS_OPTIONS_TYPE): DynamicModule {
-    return withConnectionTokens(super.forRoot(options), Object.keys(options.connections ?? {}));
+  static forRoot(options: RedisPatternsModuleOptions & { isGlobal?: boolean }): DynamicModule {
+    const definition = RedisPatternsConfigurableModule.forRoot(options);
+    return completeDefinition(definition, Object.keys(options.connections ?? {}));
   }
 
   /**
@@ -83,13 +79,19 @@ export class RedisPatternsModule extends RedisPatternsConfigurableModule {
    * `useExisting`), e.g. from `ConfigService`. Since the options are not known yet, `@InjectRedis(name)` is provided
    * for the names the decorators ask for.
    */
-  static override forRootAsync(options: typeof REDIS_PATTERNS_ASYNC_OPTIONS_TYPE): DynamicModule {
-    return withConnectionTokens(super.forRootAsync(options), []);
+  static forRootAsync(
+    options: ConfigurableModuleAsyncOptions<RedisPatternsModuleOptions, 'createRedisPatternsOptions'> & { isGlobal?: boolean },
+  ): DynamicModule {
+    return completeDefinition(RedisPatternsConfigurableModule.forRootAsync(options), []);
   }
 }
 
-/** One provider per connection name, backing `@InjectRedis(name)`. */
-function withConnectionTokens(definition: DynamicModule, configured: string[]): DynamicModule {
+/**
+ * The builder's definition made ours: it names the builder's class as the module (delegating keeps that class and
+ * its option types out of the public surface), so the module becomes RedisPatternsModule; plus one provider per
+ * connection name, backing `@InjectRedis(name)`.
+ */
+function completeDefinition(definition: DynamicModule, configured: string[]): DynamicModule {
   const names = new Set([...requestedConnectionNames(), ...configured]);
   const tokens: Provider[] = [...names].map((name) => ({
     provide: getRedisConnectionToken(name),
@@ -98,6 +100,7 @@ function withConnectionTokens(definition: DynamicModule, configured: string[]): 
   }));
   return {
     ...definition,
+    module: RedisPatternsModule,
     providers: [...(definition.providers ?? []), ...tokens],
     exports: [...(definition.exports ?? []), ...tokens.map((t) => (t as { provide: string }).provide)],
   };

@@ -9,24 +9,9 @@ import { validateCappedListOptions, type CappedListOptions } from './structures/
 import { validateLeaderboardOptions, type LeaderboardOptions } from './structures/leaderboard.options';
 import { validateSessionsOptions, type SessionsOptions } from './structures/sessions.options';
 import { validateUniqueCounterOptions, type UniqueCounterOptions } from './structures/unique-counter.options';
-import type { CoreModuleOptions } from './core/options/core-module-options.interface';
+import type { RedisPatternsCoreOptions } from './core/options/core-module-options.interface';
 import type { SectionValidator } from './core/options/option-checks';
 import { resolveCoreOptions, type ResolvedCoreOptions } from './core/options/resolve-options';
-
-/** One optional section per pattern; each may name the connection it uses. */
-export interface PatternSections {
-  cache?: CacheOptions;
-  rateLimit?: RateLimitOptions;
-  lock?: LockOptions;
-  pubsub?: PubSubOptions;
-  streams?: StreamsOptions;
-  sessions?: SessionsOptions;
-  leaderboard?: LeaderboardOptions;
-  uniqueCounter?: UniqueCounterOptions;
-  cappedList?: CappedListOptions;
-  idempotency?: IdempotencyOptions;
-  writeBehind?: WriteBehindOptions;
-}
 
 /** The validator of every section, keyed by the section's option name. Each pattern owns its validator. */
 export const PATTERN_SECTION_VALIDATORS: { readonly [K in keyof Required<PatternSections>]: SectionValidator } = {
@@ -44,10 +29,37 @@ export const PATTERN_SECTION_VALIDATORS: { readonly [K in keyof Required<Pattern
 };
 
 /**
- * Options of {@link RedisPatternsModule}. Validated once at startup: any invalid value fails the application
- * with an `InvalidOptionsError` naming the option.
+ * Options of {@link RedisPatternsModule}: the core options and one optional section per pattern (each section may
+ * name the connection it uses). Validated once at startup: any invalid value fails the application with an
+ * `InvalidOptionsError` naming the option.
  */
-export interface RedisPatternsModuleOptions extends CoreModuleOptions, PatternSections {}
+export interface RedisPatternsModuleOptions extends RedisPatternsCoreOptions {
+  /** `CacheService`, `@Cacheable`, `@CachePut`, `@CacheEvict` and the near cache. */
+  cache?: CacheOptions;
+  /** `RateLimiterService` and `@RateLimit`. */
+  rateLimit?: RateLimitOptions;
+  /** The leases: `LockService` and `@WithLock`, read-write locks, `SemaphoreService` and `@WithPermit`, leader election. */
+  lock?: LockOptions;
+  /** `PubSubService` and `@OnRedisMessage`. */
+  pubsub?: PubSubOptions;
+  /** `StreamsService` and `@StreamConsumer`. */
+  streams?: StreamsOptions;
+  /** `SessionStore`. */
+  sessions?: SessionsOptions;
+  /** `Leaderboard`. */
+  leaderboard?: LeaderboardOptions;
+  /** `UniqueCounter`. */
+  uniqueCounter?: UniqueCounterOptions;
+  /** `CappedList`. */
+  cappedList?: CappedListOptions;
+  /** `IdempotencyService` and `@Idempotent`. */
+  idempotency?: IdempotencyOptions;
+  /** `WriteBehindService` and `@CachePut({ writeBehind })`. */
+  writeBehind?: WriteBehindOptions;
+}
+
+/** The pattern sections of the module options, one per pattern. */
+type PatternSections = Omit<RedisPatternsModuleOptions, keyof RedisPatternsCoreOptions>;
 
 /** Options after validation: the core options with every default applied, and each pattern's section. */
 export type ResolvedRedisPatternsOptions = ResolvedCoreOptions & Readonly<PatternSections>;

@@ -5,6 +5,7 @@ import { type Cluster, Redis } from 'ioredis';
 import { SessionStore } from 'nestjs-redis-patterns';
 import { formatReport, runDoctor, type DoctorReport } from 'nestjs-redis-patterns/doctor';
 import { lockSelfTest } from '../../../libs/redis-patterns/src/health/doctor/lock-self-test';
+import { diagnose } from '../../../libs/redis-patterns/src/health/doctor/run-doctor';
 import { startApp } from '../structures/structures-app';
 import {
   clusterPorts,
@@ -104,7 +105,7 @@ describe('doctor on the shared standalone server', () => {
     const blind = await lockSelfTest(admin, keyOf, 5000, () => null); // a judge that passes everything
     expect(blind[0].status).toBe('pass');
     expect(blind[1]).toMatchObject({ name: 'lock-negative-control', status: 'fail', reason: expect.stringContaining('cannot tell') });
-    const report = await runDoctor({ url, keyPrefix: prefix }, { judgeLock: () => null });
+    const report = await diagnose({ url, keyPrefix: prefix }, { judgeLock: () => null });
     expect(report.exitCode).toBe(1);
   });
 });

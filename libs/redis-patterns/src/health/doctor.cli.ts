@@ -10,7 +10,7 @@
  */
 import { ALL_WORKLOADS, type DoctorOptions, type DoctorWorkload } from './doctor/doctor.types';
 import { formatReport } from './doctor/format-report';
-import { runDoctor } from './doctor/run-doctor';
+import { diagnose } from './doctor/run-doctor';
 
 const USAGE =
   'usage: nestjs-redis-patterns doctor [--url redis://host:port[/db]] [--cluster] [--prefix rp] [--workload cache,locks,…] [--sample-limit N] [--top N] [--big-key-bytes N] [--big-key-elements N] [--acl-user NAME] [--lock-ttl-ms N] [--timeout-ms N] [--json]   (doctor --help for details)';
@@ -131,7 +131,7 @@ export async function doctorCommand(argv: readonly string[], env: NodeJS.Process
     process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
     return 2;
   }
-  const report = await runDoctor(options, { prefixHint: "if the application's keyPrefix is another, pass it with --prefix <keyPrefix>" });
+  const report = await diagnose(options, { prefixHint: "if the application's keyPrefix is another, pass it with --prefix <keyPrefix>" });
   process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
   return report.exitCode;
 }

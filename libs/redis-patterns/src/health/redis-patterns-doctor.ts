@@ -5,7 +5,7 @@ import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import type { DoctorOptions, DoctorReport } from './doctor/doctor.types';
-import { runDoctor } from './doctor/run-doctor';
+import { diagnose } from './doctor/run-doctor';
 
 /** Options of {@link RedisPatternsDoctor.run}: the prefix and the connection come from the module. */
 export interface RedisPatternsDoctorOptions extends Pick<
@@ -47,7 +47,7 @@ export class RedisPatternsDoctor {
     if (unknown) throw new InvalidArgumentError(`options.${unknown}`, `expected one of ${KNOWN.join(', ')}`);
     const { connection = DEFAULT_CONNECTION, ...checks } = options;
     const client = this.connections.get(connection);
-    return runDoctor(
+    return diagnose(
       { ...checks, client, keyPrefix: this.options.keyPrefix },
       { prefixHint: "it is this application's keyPrefix: nothing the doctor can check is stored yet" },
     );

@@ -5,3 +5,9 @@ export { useTestRedis } from './use-test-redis';
 export type { TestRedisHandle } from './use-test-redis';
 export { clearKeys } from './clear-keys';
 export type { AppWithRedisPatterns } from './clear-keys';
+export type {
+  AdoptedClientConfig,
+  ClusterConnectionConfig,
+  RedisConnectionConfig,
+  SentinelConnectionConfig,
+} from '../core/options/connection-config.interface';

@@ -2,8 +2,11 @@ import type { LoggerService } from '@nestjs/common';
 import type { ConnectionStartup } from '../connections/startup-wait';
 import type { RedisConnectionConfig } from './connection-config.interface';
 
-/** The options of RedisPatternsModule that core owns; each pattern adds its own section. */
-export interface CoreModuleOptions {
+/**
+ * The options of `RedisPatternsModule` outside the pattern sections: connections, key prefix, deadlines, startup,
+ * logging. {@link RedisPatternsModuleOptions} adds one optional section per pattern.
+ */
+export interface RedisPatternsCoreOptions {
   /**
    * The default connection. Defaults to `redis://127.0.0.1:6379`. `'memory://'` runs every pattern in this process
    * with no Redis, for unit tests (a warning at startup; refused when `NODE_ENV=production` unless

@@ -11,7 +11,7 @@ import {
   type OptionsValidationContext,
   type SectionValidator,
 } from './option-checks';
-import type { CoreModuleOptions } from './core-module-options.interface';
+import type { RedisPatternsCoreOptions } from './core-module-options.interface';
 import { MEMORY_CONNECTION, validateConnectionConfig } from './validate-connection-config';
 
 /** The name of the connection given as `connection`. */
@@ -55,7 +55,7 @@ export function resolveCoreOptions(
   raw: unknown,
   sections: Readonly<Record<string, SectionValidator>>,
 ): ResolvedCoreOptions & Record<string, unknown> {
-  const options = checkObject(raw ?? {}, 'options') as CoreModuleOptions & Record<string, unknown>;
+  const options = checkObject(raw ?? {}, 'options') as RedisPatternsCoreOptions & Record<string, unknown>;
   checkKnownKeys(options, '', [...CORE_KEYS, ...Object.keys(sections)]);
 
   const connections = new Map<string, RedisConnectionConfig>();
@@ -110,7 +110,7 @@ export function resolveCoreOptions(
  * Memory mode is all or nothing (one process has no second deployment to reach), and it is refused where a real
  * deployment is expected: a limit or a lock kept in one process's memory is no limit or lock for the others.
  */
-function checkMemoryMode(options: CoreModuleOptions, connections: ReadonlyMap<string, RedisConnectionConfig>): boolean {
+function checkMemoryMode(options: RedisPatternsCoreOptions, connections: ReadonlyMap<string, RedisConnectionConfig>): boolean {
   const inMemory = connections.get(DEFAULT_CONNECTION) === MEMORY_CONNECTION;
   for (const [name, config] of connections) {
     if (name !== DEFAULT_CONNECTION && (config === MEMORY_CONNECTION) !== inMemory) {

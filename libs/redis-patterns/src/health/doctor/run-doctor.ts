@@ -54,18 +54,26 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
  * the workloads need, and the lock self-test with its negative control. A check the server refuses to let run
  * (a managed service blocking CONFIG, SLOWLOG, MEMORY, ACL…) warns and the others go on.
  * Never writes outside `<keyPrefix>:doctor:*` (two short-lived keys, deleted at the end). Nothing it returns
- * carries a password or a command's arguments. `internals` serve the package's own callers: a lock judge (to prove
- * the negative control catches a blind one) and the end of the line that warns about an empty prefix (how that
- * caller takes a prefix).
+ * carries a password or a command's arguments.
  *
  * @example
  * const report = await runDoctor({ url: process.env.REDIS_URL, keyPrefix: 'shop' });
  * if (!report.ok) console.error(report.checks.filter((c) => c.status === 'fail'));
  */
-export async function runDoctor(
-  options: DoctorOptions = {},
-  internals: { judgeLock?: LockJudge; prefixHint?: string } = {},
-): Promise<DoctorReport> {
+export function runDoctor(options: DoctorOptions = {}): Promise<DoctorReport> {
+  return diagnose(options);
+}
+
+/** What the package's own callers tell {@link diagnose} beyond the public options. */
+export interface DoctorInternals {
+  /** Judges the lock self-test's probe: a blind one proves that the negative control catches it. */
+  judgeLock?: LockJudge;
+  /** The end of the line that warns about an empty prefix: how this caller takes a prefix (a CLI flag, an option). */
+  prefixHint?: string;
+}
+
+/** {@link runDoctor} with the internals of the CLI, `RedisPatternsDoctor` and the specs. */
+export async function diagnose(options: DoctorOptions = {}, internals: DoctorInternals = {}): Promise<DoctorReport> {
   const connection = doctorConnection(options);
   const { client, secrets, endpoint } = connection;
   const checks: DoctorCheck[] = [];

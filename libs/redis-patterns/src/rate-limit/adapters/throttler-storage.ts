@@ -23,11 +23,15 @@ export interface RedisPatternsThrottlerStorageOptions {
    * How a named throttler's `limit` per `ttl` is counted (default `fixed-window`, as `@nest-lab/throttler-storage-redis`
    * counts it; `sliding-log` counts exactly over any `ttl`, like the throttler's in-memory storage).
    */
-  algorithm?: WindowPolicy['algorithm'];
+  algorithm?: 'fixed-window' | 'sliding-log' | 'sliding-window-counter';
 }
 
 const NO_OUTAGE_OVERRIDE = Object.freeze({});
-const ALGORITHMS: ReadonlyArray<WindowPolicy['algorithm']> = ['fixed-window', 'sliding-log', 'sliding-window-counter'];
+const ALGORITHMS: ReadonlyArray<NonNullable<RedisPatternsThrottlerStorageOptions['algorithm']>> = [
+  'fixed-window',
+  'sliding-log',
+  'sliding-window-counter',
+];
 const argumentError: PolicyErrorFactory = (field, expected, received) =>
   new InvalidArgumentError(field, `expected ${expected}, received ${received}`);
 
