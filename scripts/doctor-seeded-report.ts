@@ -45,7 +45,7 @@ async function seed(admin: Redis): Promise<void> {
     'on',
     '>shop-password',
     '~shop:*',
-    ...'-@all +ping +info +time +eval +evalsha +select +client|setname +get +mget +set +del +exists +hget +hset +incr +pexpire +pttl +sadd +smembers +scan'.split(
+    ...'-@all +ping +info +time +eval +evalsha +select +client|setname +get +mget +set +del +exists +hget +hset +incr +pexpire +pttl +zadd +zcount +zrange +zremrangebyrank +scan'.split(
       ' ',
     ),
   );

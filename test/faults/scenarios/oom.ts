@@ -96,7 +96,7 @@ async function halfWritten(admin: Redis, keys: Map<string, { type: string; pttl:
     // Every entry but 'hot' is written with TAGS.
     if (entry && entry[1] !== 'hot') {
       for (const tag of TAGS) {
-        if (!(await admin.sismember(`${PREFIX}:cache-tag:{${tag}}:m`, key))) problems.push(`${key}: missing from tag ${tag}`);
+        if ((await admin.zscore(`${PREFIX}:cache-tag:{${tag}}:idx`, key)) === null) problems.push(`${key}: missing from tag ${tag}`);
       }
     }
   }

@@ -164,10 +164,10 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('CacheService on
     expect(await cache.invalidateTags('never-used')).toBe(0);
   });
 
-  it('keeps tag sets alive at least as long as their members', async () => {
+  it('keeps tag indexes alive at least as long as their members', async () => {
     await cache.set('short', 1, { ttl: 5, tags: ['ttl-tag'] });
     await cache.set('long', 1, { ttl: 25, tags: ['ttl-tag'] });
-    const setTtl = await inspect.pttl(`${prefix}:cache-tag:{ttl-tag}:m`);
+    const setTtl = await inspect.pttl(`${prefix}:cache-tag:{ttl-tag}:idx`);
     const memberTtl = await inspect.pttl(`${prefix}:cache:{long}`);
     expect(setTtl).toBeGreaterThanOrEqual(memberTtl);
     expect(setTtl).toBeLessThanOrEqual(26_000);

@@ -242,13 +242,13 @@ describe('doctor on a server seeded with hazards', () => {
     const grants = `${aclBlock('core')} ${aclBlock('cache')}`.replace(/~app:\* /, '');
     await admin.call('ACL', 'SETUSER', 'app', 'reset', 'on', '>app-pw-9013', '~app:*', ...grants.split(' '));
     expect(byName(await doctor({ aclUser: 'app', workloads: ['cache'] }), 'permissions').status).toBe('pass');
-    await admin.call('ACL', 'SETUSER', 'app', '-hset', '-smembers');
+    await admin.call('ACL', 'SETUSER', 'app', '-hset', '-zadd');
     const refused = await doctor({ aclUser: 'app', workloads: ['cache'] });
     expect(byName(refused, 'permissions')).toMatchObject({
       status: 'fail',
       reason: expect.stringMatching(/^user app may not run 2 of the \d+ commands the workloads need: /),
-      evidence: ['commands refused: hset, smembers'],
-      fix: expect.stringMatching(/^ACL SETUSER app \+hset \+smembers/),
+      evidence: ['commands refused: hset, zadd'],
+      fix: expect.stringMatching(/^ACL SETUSER app \+hset \+zadd/),
     });
     expect(refused.exitCode).toBe(1);
     expect(byName(await doctor({ aclUser: 'nobody' }), 'permissions')).toMatchObject({

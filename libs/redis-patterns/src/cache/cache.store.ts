@@ -21,7 +21,7 @@ export type FillLockMode = 'entry' | 'lock' | 'after-holder';
 /** Outcome of the fill-lock script: a fresh entry, the lock, or another caller's lock (with its remaining TTL). */
 export type FillLockReply = { kind: 'entry'; raw: string } | { kind: 'locked' } | { kind: 'busy'; lockPttl: number };
 
-/** What a tag invalidation took: the tag's new epoch, its lifetime, and the entries that carried the tag. */
+/** What a tag invalidation took: the tag's new epoch, its lifetime, and the live entries that carried the tag. */
 export interface TakenTag {
   readonly epoch: number;
   readonly ttlMs: number;
@@ -64,7 +64,12 @@ export interface CacheStore {
   writeChecked(entry: string, payload: string, px: number, token: string, tagEpochs: ReadonlyArray<string | number>): Promise<boolean>;
   /** The current epoch of each tag (0 when never invalidated). */
   tagEpochs(tags: readonly string[]): Promise<number[]>;
+  /**
+   * Registers `entry` in the tag's index as live for `px` ms from now (a later expiry already there is kept), after
+   * pruning members whose expiry has passed; the tag's epoch, or −1 when it is not `expectedEpoch`.
+   */
   registerTag(tag: string, entry: string, px: number, expectedEpoch: number | undefined): Promise<number>;
+  /** Bumps the tag's epoch and takes its index: the members still live, and a TTL bounding theirs. */
   invalidateTag(tag: string, minEpochTtlMs: number): Promise<TakenTag>;
   invalidateEntry(entry: string, tag: string, epoch: number, ttlMs: number): Promise<boolean>;
   /** Deletes an entry so that a fill loading when it was called does not write back what it loaded. */
@@ -138,12 +143,12 @@ export class RedisCacheStore implements CacheStore {
   }
 
   registerTag(tag: string, entry: string, px: number, expectedEpoch: number | undefined): Promise<number> {
-    const keys = [this.keys.tagMembers(tag), this.keys.tagEpoch(tag)];
+    const keys = [this.keys.tagIndex(tag), this.keys.tagEpoch(tag)];
     return this.redis.run(TAG_REGISTER_SCRIPT, keys, [entry, px, expectedEpoch === undefined ? '' : expectedEpoch]);
   }
 
   async invalidateTag(tag: string, minEpochTtlMs: number): Promise<TakenTag> {
-    const keys = [this.keys.tagMembers(tag), this.keys.tagEpoch(tag)];
+    const keys = [this.keys.tagIndex(tag), this.keys.tagEpoch(tag)];
     const [epoch, ttlMs, members] = await this.redis.run(TAG_INVALIDATE_SCRIPT, keys, [minEpochTtlMs]);
     return { epoch: Number(epoch), ttlMs: Number(ttlMs), members };
   }

@@ -17,7 +17,8 @@ import { isThenable } from '../../core/promises/is-thenable';
 import { GraceRetry } from './grace-retry';
 import { fromGrace, guardLoad } from './loader-guard';
 
-// A tag set outlives its members by at most this much: registration happens just before the entry's write.
+// How much longer than its entry a key stays in a tag's index (and so the index's TTL): the member's expiry is counted
+// from its registration, which happens just before the entry's write, whose TTL is counted from when it lands.
 const TAG_TTL_MARGIN_MS = 1000;
 
 /** The span of a loader run on a miss or a background refresh (never the key: it may hold ids). */

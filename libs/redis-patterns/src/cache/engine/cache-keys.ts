@@ -12,11 +12,12 @@ const MAX_ESCAPED_NAMESPACE = MAX_KEY_PART_LENGTH - 24 - 2;
  *
  * - `<prefix>:cache:{<key>}`       the entry (header + JSON), TTL = fresh TTL (jittered) + stale window
  * - `<prefix>:cache:{<key>}:lock`  the cross-instance fill lock, TTL = `lockTtlMs`
- * - `<prefix>:cache:{<key>}:inv`   tombstones left by tag invalidations (tag → epoch), TTL = the tag set's TTL
- * - `<prefix>:cache-tag:{<tag>}:m` a tag's member set (entry keys), TTL ≥ its longest member
- * - `<prefix>:cache-tag:{<tag>}:e` a tag's invalidation epoch, TTL ≥ the member set's
+ * - `<prefix>:cache:{<key>}:inv`   tombstones left by tag invalidations (tag → epoch), TTL = the tag index's TTL
+ * - `<prefix>:cache-tag:{<tag>}:idx` a tag's member index (sorted set: entry key → its expiry in server ms), pruned
+ *   of expired members as keys register, TTL ≥ its longest member
+ * - `<prefix>:cache-tag:{<tag>}:e` a tag's invalidation epoch, TTL ≥ the member index's
  *
- * An entry and its lock and tombstones share a hash tag, as do a tag's set and epoch, so every script touches one
+ * An entry and its lock and tombstones share a hash tag, as do a tag's index and epoch, so every script touches one
  * slot (invariant 4). A tag's members live in any slot: they are only ever touched one key at a time.
  */
 export class CacheKeys {
@@ -54,8 +55,8 @@ export class CacheKeys {
     return this.keys.member(entry, 'inv');
   }
 
-  tagMembers(tag: string): string {
-    return this.keys.member(this.keys.slotGroup('cache-tag', tag), 'm');
+  tagIndex(tag: string): string {
+    return this.keys.member(this.keys.slotGroup('cache-tag', tag), 'idx');
   }
 
   tagEpoch(tag: string): string {

@@ -6,8 +6,9 @@ const BATCH = 500;
 
 /**
  * Invalidates tags without any cross-slot command (invariant 4): per tag, one script bumps the tag's epoch and
- * takes its member set; then each member is deleted on its own slot by a script that also leaves a tombstone, so
- * a write racing the invalidation cannot land afterwards (see the write script). Resolves with the number of
+ * takes its index's live members (expired ones are skipped: their entries are gone); then each is deleted on its own
+ * slot by a script that also leaves a tombstone, so a write racing the invalidation cannot land afterwards (see the
+ * write script). Resolves with the number of
  * entries deleted (an entry carrying several of the tags counts once). Fails open: a Redis failure is logged and
  * counted, and what was deleted so far is reported; with `strict` (an explicit call), a refusal of the server's
  * configuration (`RedisRefusedError`) is thrown instead, as no retry would ever invalidate the tags.

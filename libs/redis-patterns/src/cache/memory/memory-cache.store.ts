@@ -2,6 +2,8 @@ import type { MemoryKeyspace } from '../../core/memory/memory-keyspace';
 import { type CacheStore, type ChangeWatch, type FillLockMode, type FillLockReply, isEntryKey, type TakenTag } from '../cache.store';
 import type { CacheKeys } from '../engine/cache-keys';
 import type { InvalidationSink } from '../near/invalidation-listener';
+import { TAG_PRUNE_MAX } from '../scripts/tag-register.script';
+import { MemoryTagIndex } from './memory-tag-index';
 
 /** The marker `del` leaves on the fill lock (see the fill-lock and write scripts). */
 const DEL_MARKER = '~';
@@ -16,8 +18,9 @@ const WINDOWS_HEADER = /^\d:[A-Za-z]*:(\d+)g?(\d*):/;
  * The cache in memory (`connection: 'memory://'`), for unit tests: the same keys, TTLs and replies as
  * RedisCacheStore, each method doing in one synchronous step what its Lua script does atomically, so the fill
  * lock, del's `~` marker and the tag epochs and tombstones keep their rules (a load overtaken by a delete or a tag
- * invalidation is not written back). Values are the payload strings; tag member sets are Sets, tombstones Maps
- * (tag → epoch), epochs numbers.
+ * invalidation is not written back). Values are the payload strings; tag member indexes are MemoryTagIndex (each
+ * member's expiry, pruned as keys register, as the Redis sorted set is), tombstones Maps (tag → epoch), epochs
+ * numbers.
  *
  * What differs from Redis: everything lives in this process. Another instance (another application, even in the
  * same process) shares nothing, so the fill lock only ever competes with this module's own callers, and nothing
@@ -112,13 +115,17 @@ export class MemoryCacheStore implements CacheStore {
       const epoch = this.epochOf(tag);
       // The loaded value may predate an invalidation that ran during the load: register nothing.
       if (expectedEpoch !== undefined && epoch !== expectedEpoch) return -1;
-      const membersKey = this.keys.tagMembers(tag);
-      const members = this.keyspace.get<Set<string>>(membersKey);
-      if (members) {
-        members.add(entry);
-        this.stretch(membersKey, px);
+      const indexKey = this.keys.tagIndex(tag);
+      const now = this.keyspace.now();
+      const index = this.keyspace.get<MemoryTagIndex>(indexKey);
+      if (index) {
+        index.prune(now, TAG_PRUNE_MAX);
+        index.add(entry, now + px);
+        this.stretch(indexKey, px);
       } else {
-        this.keyspace.set(membersKey, new Set([entry]), px);
+        const created = new MemoryTagIndex();
+        created.add(entry, now + px);
+        this.keyspace.set(indexKey, created, px);
       }
       // The epoch must outlive every member registered under it, or a late write would see epoch 0 again.
       if (epoch > 0) this.stretch(this.keys.tagEpoch(tag), px);
@@ -128,13 +135,14 @@ export class MemoryCacheStore implements CacheStore {
 
   invalidateTag(tag: string, minEpochTtlMs: number): Promise<TakenTag> {
     return settle((): TakenTag => {
-      const membersKey = this.keys.tagMembers(tag);
+      const indexKey = this.keys.tagIndex(tag);
       const epochKey = this.keys.tagEpoch(tag);
       const epoch = this.epochOf(tag) + 1;
-      const members = [...(this.keyspace.get<Set<string>>(membersKey) ?? [])];
-      // The set's TTL bounds every member's: tombstones living that long outlast any write registered under it.
-      const ttlMs = Math.max(this.keyspace.pttl(membersKey), minEpochTtlMs);
-      this.keyspace.delete(membersKey);
+      // Expired members have no entry left to delete, nor a write still to land: only the live ones are taken.
+      const members = this.keyspace.get<MemoryTagIndex>(indexKey)?.live(this.keyspace.now()) ?? [];
+      // The index's TTL bounds every member's: tombstones living that long outlast any write registered under it.
+      const ttlMs = Math.max(this.keyspace.pttl(indexKey), minEpochTtlMs);
+      this.keyspace.delete(indexKey);
       if (this.keyspace.update(epochKey, epoch)) this.stretch(epochKey, ttlMs);
       else this.keyspace.set(epochKey, epoch, ttlMs);
       return { epoch, ttlMs, members };

@@ -5,7 +5,7 @@ import { defineScript } from '../../core/scripts/redis-script';
  * registered under the old epoch and lands later is refused by the write script.
  *
  * KEYS[1] value key, KEYS[2] tombstone hash (one hash tag).
- * ARGV[1] tag, ARGV[2] new epoch, ARGV[3] tombstone TTL (ms, at least the tag set's remaining TTL).
+ * ARGV[1] tag, ARGV[2] new epoch, ARGV[3] tombstone TTL (ms, at least the tag index's remaining TTL).
  * Returns 1 when a value was deleted, 0 when the key was already gone.
  */
 export const INVALIDATE_ENTRY_SCRIPT = defineScript<number>(

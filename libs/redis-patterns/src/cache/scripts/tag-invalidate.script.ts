@@ -1,19 +1,23 @@
 import { defineScript } from '../../core/scripts/redis-script';
 
 /**
- * Starts the invalidation of one tag: bumps its epoch and takes (and deletes) its member set, atomically, so a
- * writer either registered before (its key is in the returned members and gets a tombstone) or sees the new epoch.
+ * Starts the invalidation of one tag: bumps its epoch and takes (and deletes) its member index, atomically, so a
+ * writer either registered before (its key is among the returned members and gets a tombstone) or sees the new
+ * epoch. Only live members are returned: a member whose expiry has passed has no entry left to delete (see the
+ * register script), nor a write still to land; `now` is the register script's, rounded down alike.
  *
- * KEYS[1] tag member set, KEYS[2] tag epoch (one hash tag).
+ * KEYS[1] tag member index, KEYS[2] tag epoch (one hash tag).
  * ARGV[1] minimum TTL of the epoch (ms), so a fill that read the old epoch before loading still sees the bump.
- * Returns {epoch, ttlMs, members}: ttlMs is the member set's remaining TTL (at least ARGV[1]), which bounds every
+ * Returns {epoch, ttlMs, members}: ttlMs is the index's remaining TTL (at least ARGV[1]), which bounds every
  * member's TTL and is used for the tombstones.
  */
 export const TAG_INVALIDATE_SCRIPT = defineScript<[number, number, string[]]>(
   'cache_tag_invalidate',
   `
 local e = redis.call('INCR', KEYS[2])
-local members = redis.call('SMEMBERS', KEYS[1])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local members = redis.call('ZRANGE', KEYS[1], '(' .. string.format('%.0f', now), '+inf', 'BYSCORE')
 local px = redis.call('PTTL', KEYS[1])
 local min = tonumber(ARGV[1])
 if px < min then px = min end

@@ -2,7 +2,7 @@ import { defineScript } from '../../core/scripts/redis-script';
 
 /**
  * Writes an entry with its TTL unless a tag invalidation has overtaken this write, and releases the writer's fill
- * lock. A tagged write first registers the key in each tag's set and learns the tag's epoch; an invalidation that
+ * lock. A tagged write first registers the key in each tag's index and learns the tag's epoch; an invalidation that
  * happened after that registration leaves a tombstone (tag → newer epoch) next to the key, so the write is refused
  * here and a pre-invalidation value never becomes readable after invalidateTags resolved.
  *

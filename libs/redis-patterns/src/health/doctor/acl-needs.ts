@@ -36,8 +36,10 @@ export const ACL_NEEDS: Readonly<Record<string, Readonly<Record<string, readonly
     incr: ['incr', K],
     pexpire: ['pexpire', K, '1000'],
     pttl: ['pttl', K],
-    sadd: ['sadd', K, 'm'],
-    smembers: ['smembers', K],
+    zadd: ['zadd', K, '1', 'm'],
+    zcount: ['zcount', K, '0', '1'],
+    zrange: ['zrange', K, '0', '-1'],
+    zremrangebyrank: ['zremrangebyrank', K, '0', '1'],
     scan: ['scan', '0'],
   },
   rateLimit: {
