@@ -3,9 +3,9 @@ import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { Test } from '@nestjs/testing';
 import { Cluster, Redis } from 'ioredis';
-import { CacheService, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { CacheService, RedisConnections, RedisPatternsModule } from 'nestjs-redis-patterns';
 import { clearKeys, startTestRedis, useTestRedis } from 'nestjs-redis-patterns/testing';
-import { waitFor } from '../../support/redis-env';
+import { privateServer, waitFor } from '../../support/redis-env';
 
 const root = join(__dirname, '../../..');
 
@@ -133,12 +133,13 @@ describe('useTestRedis and clearKeys', () => {
 
   it('gives the file a server from beforeAll on; clearKeys removes only the application’s keys', async () => {
     const moduleRef = await Test.createTestingModule({
-      imports: [RedisPatternsModule.forRoot({ connection: redis.connection, keyPrefix: 'mine' })],
+      // Ready before the writes: the spec is about what clearKeys removes, not about startup under a loaded machine.
+      imports: [RedisPatternsModule.forRoot({ connection: redis.connection, keyPrefix: 'mine', connectionStartup: 'wait' })],
     }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
     await app.init();
     const other = await Test.createTestingModule({
-      imports: [RedisPatternsModule.forRoot({ connection: redis.url, keyPrefix: 'theirs' })],
+      imports: [RedisPatternsModule.forRoot({ connection: redis.url, keyPrefix: 'theirs', connectionStartup: 'wait' })],
     }).compile();
     const neighbour = other.createNestApplication({ logger: false });
     await neighbour.init();
@@ -169,4 +170,31 @@ describe('useTestRedis and clearKeys', () => {
       await app.close();
     }
   });
+
+  it('waits for a connection that is reconnecting, and names it when it does not come back', async () => {
+    const server = await privateServer();
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        RedisPatternsModule.forRoot({ connection: server.url, keyPrefix: 'back', connectTimeoutMs: 3000, connectionStartup: 'wait' }),
+      ],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.init();
+    const client = app.get(RedisConnections).get('default');
+    try {
+      await server.kill();
+      await waitFor(
+        async () => client.status !== 'ready',
+        5000,
+        () => 'the client to notice the server is gone',
+      );
+      await expect(clearKeys(app)).rejects.toThrow(/clearKeys: connection "default" is not ready after 3000 ms/);
+      const clearing = clearKeys(app);
+      await server.restart();
+      await expect(clearing).resolves.toBe(0);
+    } finally {
+      await app.close();
+      await server.stop();
+    }
+  }, 20_000);
 });

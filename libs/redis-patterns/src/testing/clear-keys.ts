@@ -15,7 +15,8 @@ const SCAN_COUNT = 500;
  * Removes the application's keys — every key under its `keyPrefix`, on every connection (each master of a
  * cluster) — and nothing else: SCAN with MATCH and UNLINK in batches, never FLUSHDB, so tests sharing a server with
  * other data (or with other test files under other prefixes) never disturb it. Resolves the number of keys removed.
- * In memory mode (`connection: 'memory://'`) it clears the module's in-memory keys the same way.
+ * In memory mode (`connection: 'memory://'`) it clears the module's in-memory keys the same way. A connection that
+ * is still connecting (or reconnecting) is waited for, at most the module's `connectTimeoutMs`.
  *
  * @throws Error when the application's `keyPrefix` is empty: clearing would remove every key of the database.
  * @example
@@ -23,7 +24,7 @@ const SCAN_COUNT = 500;
  */
 export async function clearKeys(app: AppWithRedisPatterns): Promise<number> {
   const connections = app.get<RedisConnections>(RedisConnections, { strict: false });
-  const { keyPrefix } = app.get<ResolvedCoreOptions>(RESOLVED_OPTIONS, { strict: false });
+  const { keyPrefix, connectTimeoutMs } = app.get<ResolvedCoreOptions>(RESOLVED_OPTIONS, { strict: false });
   if (!keyPrefix)
     throw new Error('clearKeys: the application has an empty keyPrefix, so every key of the database would match; give it a keyPrefix.');
   // Memory mode: the module's own keyspace holds exactly the keys the Redis stores would write.
@@ -35,10 +36,35 @@ export async function clearKeys(app: AppWithRedisPatterns): Promise<number> {
     const client = connections.get(name);
     if (seen.has(client)) continue;
     seen.add(client);
+    await whenReady(client, connectTimeoutMs, `connection "${name}"`);
     const nodes = client instanceof Cluster ? client.nodes('master') : [client];
-    for (const node of nodes) removed += await clearNode(node, match);
+    for (const node of nodes) {
+      await whenReady(node, connectTimeoutMs, `connection "${name}" (${node.options.host}:${node.options.port})`);
+      removed += await clearNode(node, match);
+    }
   }
   return removed;
+}
+
+/**
+ * Resolves once the client is ready, connecting it if it waits for a first command (a cluster's node): a test may
+ * clear keys while the application's connection still connects, and the library's clients queue nothing offline.
+ * Rejects after `ms` naming the connection and its state.
+ */
+function whenReady(client: Redis | Cluster, ms: number, what: string): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  if (client.status === 'wait') client.connect().catch(() => undefined);
+  return new Promise((resolve, reject) => {
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      client.off('ready', onReady);
+      reject(new Error(`clearKeys: ${what} is not ready after ${ms} ms (${client.status})`));
+    }, ms);
+    client.once('ready', onReady);
+  });
 }
 
 async function clearNode(node: Redis, match: string): Promise<number> {
