@@ -6,6 +6,7 @@ import { Cluster, Redis } from 'ioredis';
 import type { RedisConnectionConfig } from '../../libs/redis-patterns/src/core/options/connection-config.interface';
 import type { RedisServerProcess } from '../../libs/redis-patterns/src/testing/redis-server-process';
 import { startStandalone } from '../harness/topologies';
+import { waitFor as waitForImpl } from '../harness/wait-for';
 
 /** The topologies the harness can start; every integration spec names the ones it runs on. */
 export type TopologyName = 'standalone' | 'cluster' | 'sentinel';
@@ -70,6 +71,38 @@ export function uniquePrefix(label: string): string {
 export async function privateServer(extraArgs: string[] = []): Promise<RedisServerProcess> {
   const root = process.env.REDIS_TEST_ROOT ?? mkdtempSync(join(tmpdir(), 'redis-patterns-private-'));
   return startStandalone(root, `private-${randomBytes(3).toString('hex')}`, extraArgs);
+}
+
+/** A private master with one replica of its own, and an admin client on the master. */
+export interface PrivateReplication {
+  readonly master: RedisServerProcess;
+  readonly replica: RedisServerProcess;
+  readonly admin: Redis;
+  /** Disconnects the admin client and stops both servers. */
+  stop(): Promise<void>;
+}
+
+/** Starts a private master and a replica of it; resolves once the master lists the replica online. */
+export async function privateReplication(): Promise<PrivateReplication> {
+  const master = await privateServer(['--repl-diskless-sync-delay', '0']);
+  const replica = await privateServer(['--replicaof', '127.0.0.1', String(master.port)]);
+  const admin = new Redis(master.url);
+  const stop = async () => {
+    admin.disconnect();
+    await replica.stop();
+    await master.stop();
+  };
+  try {
+    await waitForImpl(
+      async () => /slave0:.*state=online/.test(await admin.info('replication')),
+      15_000,
+      () => 'the replica online',
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { master, replica, admin, stop };
 }
 
 /** Every key matching `pattern` on every master (SCAN, never KEYS). */

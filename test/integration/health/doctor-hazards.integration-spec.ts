@@ -4,7 +4,16 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type Cluster, Redis } from 'ioredis';
 import { runDoctor, type DoctorCheck, type DoctorOptions, type DoctorReport } from 'nestjs-redis-patterns/doctor';
-import { clusterPorts, privateServer, rawClient, uniquePrefix, waitFor, type RedisServerProcess } from '../../support/redis-env';
+import {
+  clusterPorts,
+  privateReplication,
+  privateServer,
+  rawClient,
+  uniquePrefix,
+  waitFor,
+  type PrivateReplication,
+  type RedisServerProcess,
+} from '../../support/redis-env';
 
 /**
  * The production hazards the doctor looks for, each seeded on a server of the test's own (the cluster's on the
@@ -291,40 +300,29 @@ describe('doctor on a server seeded with hazards', () => {
 });
 
 describe('doctor on a master with a replica', () => {
-  let master: RedisServerProcess;
-  let replica: RedisServerProcess;
-  let admin: Redis;
+  let servers: PrivateReplication;
 
   beforeAll(async () => {
-    master = await privateServer(['--repl-diskless-sync-delay', '0']);
-    replica = await privateServer(['--replicaof', '127.0.0.1', String(master.port)]);
-    admin = new Redis(master.url);
-    await waitFor(
-      async () => /slave0:.*state=online/.test(await admin.info('replication')),
-      15_000,
-      () => 'the replica online',
-    );
+    servers = await privateReplication();
   }, 30_000);
-  afterAll(async () => {
-    admin.disconnect();
-    await replica.stop();
-    await master.stop();
-  });
+  afterAll(() => servers?.stop());
 
   it('passes a replica in step, warns on one far behind', async () => {
-    const fine = byName(await runDoctor({ url: master.url }), 'replica-lag');
+    const fine = byName(await runDoctor({ url: servers.master.url }), 'replica-lag');
     expect(fine).toMatchObject({ status: 'pass', reason: expect.stringMatching(/^1 replica online/) });
-    expect(byName(await runDoctor({ url: replica.url }), 'replica-lag').reason).toMatch(/is a replica: point the doctor at its master/);
-    replica.freeze();
+    expect(byName(await runDoctor({ url: servers.replica.url }), 'replica-lag').reason).toMatch(
+      /is a replica: point the doctor at its master/,
+    );
+    servers.replica.freeze();
     try {
       const value = 'r'.repeat(1024 * 1024);
-      for (let i = 0; i < 12; i++) await admin.set(`lag:${i}`, value);
-      const lagging = byName(await runDoctor({ url: master.url }), 'replica-lag');
+      for (let i = 0; i < 12; i++) await servers.admin.set(`lag:${i}`, value);
+      const lagging = byName(await runDoctor({ url: servers.master.url }), 'replica-lag');
       expect(lagging.status).toBe('warn');
       expect(lagging.reason).toMatch(/^1 of 1 replica lagging \(127\.0\.0\.1:\d+: online, lag \d+ s, 1\d(\.\d)? MB behind\)/);
       expect(lagging.fix).toContain('waitReplicas');
     } finally {
-      replica.resume();
+      servers.replica.resume();
     }
   }, 30_000);
 });

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { runDoctor, type DoctorCheck, type DoctorReport } from 'nestjs-redis-patterns/doctor';
-import { privateServer, waitFor, type RedisServerProcess } from '../../support/redis-env';
+import { privateReplication, privateServer, waitFor, type PrivateReplication, type RedisServerProcess } from '../../support/redis-env';
 
 /**
  * The doctor's fragmentation and replica-lag checks on servers that really have the problem (the unit specs judge
@@ -81,26 +81,13 @@ describe('doctor on a server with fragmented memory', () => {
 });
 
 describe('doctor on a master whose replica stopped acknowledging', () => {
-  let master: RedisServerProcess;
-  let replica: RedisServerProcess;
-  let admin: Redis;
-  const replicaLag = async () => byName(await runDoctor({ url: master.url }), 'replica-lag');
+  let servers: PrivateReplication;
+  const replicaLag = async () => byName(await runDoctor({ url: servers.master.url }), 'replica-lag');
 
   beforeAll(async () => {
-    master = await privateServer(['--repl-diskless-sync-delay', '0']);
-    replica = await privateServer(['--replicaof', '127.0.0.1', String(master.port)]);
-    admin = new Redis(master.url);
-    await waitFor(
-      async () => /slave0:.*state=online/.test(await admin.info('replication')),
-      15_000,
-      () => 'the replica online',
-    );
+    servers = await privateReplication();
   }, 30_000);
-  afterAll(async () => {
-    admin.disconnect();
-    await replica.stop();
-    await master.stop();
-  });
+  afterAll(() => servers?.stop());
 
   it('warns once its last acknowledgement is more than 10 s old, though it is only bytes behind', async () => {
     expect(await replicaLag()).toMatchObject({
@@ -109,12 +96,12 @@ describe('doctor on a master whose replica stopped acknowledging', () => {
     });
     // A frozen replica sends no REPLCONF ACK, so the master's lag (seconds since the last one) grows by one a second;
     // no writes but the doctor's own few, so it stays bytes behind, far from the 10 MB rule.
-    replica.freeze();
+    servers.replica.freeze();
     try {
       let lag = 0;
       await waitFor(
         async () => {
-          lag = Number(/^slave0:.*\blag=(\d+)/m.exec(await admin.info('replication'))?.[1] ?? NaN);
+          lag = Number(/^slave0:.*\blag=(\d+)/m.exec(await servers.admin.info('replication'))?.[1] ?? NaN);
           return lag > 10;
         },
         20_000,
@@ -129,7 +116,7 @@ describe('doctor on a master whose replica stopped acknowledging', () => {
       expect(Number(seconds)).toBeGreaterThan(10);
       expect(check.fix).toContain('waitReplicas');
     } finally {
-      replica.resume();
+      servers.replica.resume();
     }
     // Acknowledging again, it passes again.
     await waitFor(
