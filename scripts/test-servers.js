@@ -113,5 +113,8 @@ mkdirSync(out, { recursive: true });
 const results = servers.map(runServer);
 writeFileSync(path.join(out, 'summary.json'), `${JSON.stringify(results, null, 2)}\n`);
 writeReadme(results);
-for (const r of results) console.log(`${r.server}: ${r.passed} passed, ${r.failed} failed`);
+for (const r of results) {
+  console.log(`${r.server}: ${r.passed} passed, ${r.failed} failed`);
+  for (const failure of r.failures) console.log(`  failed on ${r.server}: ${failure}`);
+}
 process.exit(results.some((r) => r.failed) ? 1 : 0);
