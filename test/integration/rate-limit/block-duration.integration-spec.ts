@@ -39,8 +39,9 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('rate-limit bloc
   });
 
   it('keeps an identity denied for the block after a denial, though its budget refills meanwhile', async () => {
-    // 100 tokens a second: without the block, the bucket has a token again 10 ms after the denial.
-    const policy: RateLimitPolicy = { algorithm: 'token-bucket', capacity: 2, refillPerSecond: 100, blockDurationMs: 600 };
+    // 10 tokens a second: without the block, the bucket holds the 2 tokens of the last call again 200 ms after the
+    // denial, well inside the block (and far longer than the three calls below take on a loaded machine).
+    const policy: RateLimitPolicy = { algorithm: 'token-bucket', capacity: 2, refillPerSecond: 10, blockDurationMs: 600 };
     expect((await limiter.consume('bucket', policy)).allowed).toBe(true);
     expect((await limiter.consume('bucket', policy)).allowed).toBe(true);
     const deniedAt = performance.now();

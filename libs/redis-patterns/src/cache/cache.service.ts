@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { CacheRuntime } from './cache.runtime';
-import type { CacheEngine, Fetched, FoundEntry } from './engine/cache-engine';
+import type { CacheEngine } from './engine/cache-engine';
+import type { Fetched, FoundEntry } from './engine/cache-entry';
 import { type CacheStats, isRefusal } from './engine/cache-health';
 import type { CacheKeys } from './engine/cache-keys';
 import { buildPolicy, checkKey, checkTags, type EntryOptions, type EntryPolicy, type WrapOptions } from './engine/entry-policy';

@@ -9,7 +9,7 @@ export { CacheEvict } from './decorators/cache-evict.decorator';
 export type { CacheEvictOptions } from './decorators/cache-evict.decorator';
 export type { KeySource, TagsSource } from './advisors/compile-sources';
 export type { EntryOptions, WrapOptions } from './engine/entry-policy';
-export type { CacheStatus, Fetched } from './engine/cache-engine';
+export type { CacheStatus, Fetched } from './engine/cache-entry';
 export type { CacheStats } from './engine/cache-health';
 export type { NearCacheOptions } from './near/near-cache.options';
 export type { NearCacheStats } from './near/l1-store';

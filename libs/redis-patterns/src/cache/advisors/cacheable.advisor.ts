@@ -4,7 +4,7 @@ import { InvalidOptionsError } from '../../errors/invalid-options.error';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../../core/advice/method-advice.interface';
 import { CacheRuntime } from '../cache.runtime';
 import type { CacheableOptions } from '../decorators/cacheable.decorator';
-import type { CacheStatus, StorePredicate } from '../engine/cache-engine';
+import type { CacheStatus, StorePredicate } from '../engine/cache-entry';
 import {
   checkDecoratorKeys,
   checkFunction,

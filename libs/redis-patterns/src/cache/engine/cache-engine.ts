@@ -5,8 +5,6 @@ import type { CacheSettings } from '../cache.options';
 import type { DecodedEntry } from '../serialization/entry-envelope';
 import { CacheEntryCodec } from './cache-entry-codec';
 import { type Fetched, type FoundEntry, found, NOTHING, type StorePredicate } from './cache-entry';
-
-export type { CacheStatus, Fetched, FoundEntry, StorePredicate } from './cache-entry';
 import { type CacheHealth, isRefusal } from './cache-health';
 import type { CacheStore } from '../cache.store';
 import { waitForFillLock } from './fill-lock-wait';
@@ -16,6 +14,7 @@ import { NEAR_MISS, type NearCache } from '../near/near-cache';
 import { isThenable } from '../../core/promises/is-thenable';
 import { GraceRetry } from './grace-retry';
 import { fromGrace, guardLoad } from './loader-guard';
+import { refreshInBackground, shouldRefreshEarly } from './background-refresh';
 
 // How much longer than its entry a key stays in a tag's index (and so the index's TTL): the member's expiry is counted
 // from its registration, which happens just before the entry's write, whose TTL is counted from when it lands.
@@ -118,12 +117,12 @@ export class CacheEngine {
       if (hit) {
         if (!hit.stale) {
           this.health.answered('hit');
-          if (policy.beta > 0 && this.shouldRefreshEarly(hit, policy)) this.refreshInBackground(entry, loader, policy, keep);
+          if (policy.beta > 0 && shouldRefreshEarly(hit, policy)) refreshInBackground(this, entry, loader, policy, keep);
           return { value: hit.value as T, status: 'hit' as const };
         }
         if (policy.staleMs > 0 && !hit.inGrace) {
           this.health.answered('stale');
-          this.refreshInBackground(entry, loader, policy, keep);
+          refreshInBackground(this, entry, loader, policy, keep);
           return { value: hit.value as T, status: 'stale' as const };
         }
         // The loader of this key failed a moment ago: its grace value answers until it is tried again.
@@ -242,7 +241,8 @@ export class CacheEngine {
     return this.load(entry, loader, policy, keep, epochs, undefined);
   }
 
-  private async load<T>(
+  /** Runs the loader and stores its result (the fill lock's `token` released on every path). */
+  async load<T>(
     entry: string,
     loader: () => Promise<T>,
     policy: EntryPolicy,
@@ -277,7 +277,8 @@ export class CacheEngine {
     return span === undefined ? loader() : this.tracer.run(span, loader);
   }
 
-  private async tagEpochs(tags: readonly string[]): Promise<number[] | undefined> {
+  /** The tags' current epochs, or undefined when Redis failed (then a tagged result is not stored). */
+  async tagEpochs(tags: readonly string[]): Promise<number[] | undefined> {
     if (!this.health.available()) return undefined;
     try {
       const epochs = await this.store.tagEpochs(tags);
@@ -287,34 +288,6 @@ export class CacheEngine {
       this.health.failed('tag read', error);
       return undefined;
     }
-  }
-
-  /** XFetch: refresh early with probability rising as expiry nears, scaled by how long a load takes. */
-  private shouldRefreshEarly(found: FoundEntry, policy: EntryPolicy): boolean {
-    if (found.pttl === undefined || found.pttl < 0) return false;
-    const freshLeftMs = found.pttl - found.staleMs;
-    return found.deltaMs * policy.beta * -Math.log(Math.random()) >= freshLeftMs;
-  }
-
-  private refreshInBackground<T>(entry: string, loader: () => Promise<T>, policy: EntryPolicy, keep?: StorePredicate): void {
-    const flight = `${entry}\u0000refresh`;
-    if (this.flights.has(flight)) return;
-    this.flights
-      .run(flight, async () => {
-        const epochs = policy.tags.length ? await this.tagEpochs(policy.tags) : [];
-        if (epochs === undefined || !this.health.available()) return;
-        const token = randomBytes(12).toString('base64url');
-        // Lock only: one instance refreshes, the others keep serving what they have.
-        const reply = await this.store.fillLock(entry, token, this.settings.lockTtlMs, 'lock');
-        if (reply.kind !== 'locked') return;
-        this.health.stats.refreshes++;
-        await this.load(entry, loader, policy, keep, epochs, token, true);
-      })
-      .catch((error: unknown) =>
-        isRefusal(error)
-          ? this.health.failed('background refresh', error)
-          : this.health.warn(`Cache background refresh failed: ${(error as Error)?.message ?? String(error)}`),
-      );
   }
 
   private async release(entry: string, token: string): Promise<void> {
