@@ -45,6 +45,9 @@ class PricesController {
   }
 }
 
+/** One request's bound: a hang fails the test, and three of them fit in its 30 s even on the loaded server matrix. */
+const REQUEST_TIMEOUT_MS = 8000;
+
 describe.each(['express', 'fastify'] as const)('a cached handler that survives its source, over HTTP on %s', (platform) => {
   let app: INestApplication;
   let inspect: KeyInspector;
@@ -54,7 +57,13 @@ describe.each(['express', 'fastify'] as const)('a cached handler that survives i
   beforeAll(async () => {
     const moduleRef = await Test.createTestingModule({
       imports: [
-        RedisPatternsModule.forRoot({ connection: connectionFor('standalone'), keyPrefix: prefix, cache: { graceRetryMs: 60_000 } }),
+        // Started once its connection is ready: these requests are about the loader, not a cache failing open at startup.
+        RedisPatternsModule.forRoot({
+          connection: connectionFor('standalone'),
+          keyPrefix: prefix,
+          connectionStartup: 'wait',
+          cache: { graceRetryMs: 60_000 },
+        }),
       ],
       controllers: [PricesController],
     }).compile();
@@ -74,7 +83,7 @@ describe.each(['express', 'fastify'] as const)('a cached handler that survives i
   });
 
   it('answers from grace, marked STALE, when the handler throws after the entry expired', async () => {
-    const first = await http().get('/prices/quote/7').timeout(3000).expect(200);
+    const first = await http().get('/prices/quote/7').timeout(REQUEST_TIMEOUT_MS).expect(200);
     expect(first.headers['x-cache']).toBe('MISS');
     const [key] = (await inspect.keys(prefix)).filter((name) => name.includes('quote'));
     await waitFor(
@@ -84,17 +93,17 @@ describe.each(['express', 'fastify'] as const)('a cached handler that survives i
     );
     const controller = app.get(PricesController);
     controller.sourceDown = true;
-    const graced = await http().get('/prices/quote/7').timeout(3000).expect(200);
+    const graced = await http().get('/prices/quote/7').timeout(REQUEST_TIMEOUT_MS).expect(200);
     expect(graced.headers['x-cache']).toBe('STALE');
     expect(graced.body).toEqual(first.body);
     // Another id has no value to fall back on: the handler's error is the answer.
-    await http().get('/prices/quote/8').timeout(3000).expect(500);
+    await http().get('/prices/quote/8').timeout(REQUEST_TIMEOUT_MS).expect(500);
     expect(controller.loads).toBe(3);
   });
 
   it('answers 504 at the hard timeout when there is nothing to fall back on', async () => {
     const started = performance.now();
-    const timedOut = await http().get('/prices/slow/1').timeout(3000).expect(504);
+    const timedOut = await http().get('/prices/slow/1').timeout(REQUEST_TIMEOUT_MS).expect(504);
     expect(performance.now() - started).toBeLessThan(2000);
     expect(timedOut.body).toMatchObject({ statusCode: 504, error: 'Gateway Timeout' });
     app.get(PricesController).finishSlow();
@@ -102,7 +111,7 @@ describe.each(['express', 'fastify'] as const)('a cached handler that survives i
 
   it('refreshes when forceFresh says so for the call, and serves the refreshed entry after', async () => {
     const runs = async (path: string) => {
-      const response = await http().get(path).timeout(3000).expect(200);
+      const response = await http().get(path).timeout(REQUEST_TIMEOUT_MS).expect(200);
       return [response.headers['x-cache'], (response.body as { run: number }).run];
     };
     expect(await runs('/prices/report')).toEqual(['MISS', 1]);
