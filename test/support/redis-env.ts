@@ -6,7 +6,7 @@ import { Cluster, Redis } from 'ioredis';
 import type { RedisConnectionConfig } from '../../libs/redis-patterns/src/core/options/connection-config.interface';
 import type { RedisServerProcess } from '../../libs/redis-patterns/src/testing/redis-server-process';
 import { startStandalone } from '../harness/topologies';
-import { waitFor as waitForImpl } from '../harness/wait-for';
+import { waitFor } from '../harness/wait-for';
 
 /** The topologies the harness can start; every integration spec names the ones it runs on. */
 export type TopologyName = 'standalone' | 'cluster' | 'sentinel';
@@ -93,7 +93,7 @@ export async function privateReplication(): Promise<PrivateReplication> {
     await master.stop();
   };
   try {
-    await waitForImpl(
+    await waitFor(
       async () => /slave0:.*state=online/.test(await admin.info('replication')),
       15_000,
       () => 'the replica online',
@@ -131,6 +131,6 @@ export async function keysWithoutTtl(
   return keys.filter((key, i) => ttls[i] === -1 && !allowed(key));
 }
 
-export { waitFor } from '../harness/wait-for';
+export { waitFor };
 export { freeLoopbackPort } from '../../libs/redis-patterns/src/testing/free-port';
 export type { RedisServerProcess };

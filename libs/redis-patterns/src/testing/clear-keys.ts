@@ -1,5 +1,6 @@
 import { Cluster, type Redis } from 'ioredis';
 import { RedisConnections } from '../core/connections/redis-connections';
+import { readyWithin } from '../core/connections/ready-within';
 import type { ResolvedCoreOptions } from '../core/options/resolve-options';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 
@@ -51,20 +52,9 @@ export async function clearKeys(app: AppWithRedisPatterns): Promise<number> {
  * clear keys while the application's connection still connects, and the library's clients queue nothing offline.
  * Rejects after `ms` naming the connection and its state.
  */
-function whenReady(client: Redis | Cluster, ms: number, what: string): Promise<void> {
-  if (client.status === 'ready') return Promise.resolve();
+async function whenReady(client: Redis | Cluster, ms: number, what: string): Promise<void> {
   if (client.status === 'wait') client.connect().catch(() => undefined);
-  return new Promise((resolve, reject) => {
-    const onReady = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      client.off('ready', onReady);
-      reject(new Error(`clearKeys: ${what} is not ready after ${ms} ms (${client.status})`));
-    }, ms);
-    client.once('ready', onReady);
-  });
+  if (!(await readyWithin(client, ms))) throw new Error(`clearKeys: ${what} is not ready after ${ms} ms (${client.status})`);
 }
 
 async function clearNode(node: Redis, match: string): Promise<number> {

@@ -4,6 +4,7 @@ import { ConnectionStartupError } from './connection-startup.error';
 import type { ConnectionOutcome, ConnectionStateLog } from './connection-state-log';
 import type { ManagedClient } from './create-client';
 import { type ConnectionStartup, FIRST_ATTEMPT_BOUND_MS } from './startup-wait';
+import { readyWithin } from './ready-within';
 
 /** One connection as startup sees it: owned ones have a state log, adopted ones do not. */
 export interface StartingConnection {
@@ -78,20 +79,7 @@ function failureToRaise(
 
 /** An adopted client is the application's to connect: waited for as long as an owned one, never failed on. */
 async function waitForAdopted({ name, managed }: StartingConnection, boundMs: number, logger: LoggerService): Promise<void> {
-  const { client } = managed;
-  if (client.status === 'ready') return;
-  const ready = await new Promise<boolean>((resolve) => {
-    const onReady = (): void => finish(true);
-    // Referenced: an unreferenced timer let a process with nothing else pending (a script, a test) exit in the middle
-    // of init(); the wait is bounded, so it never keeps a process alive longer than boundMs.
-    const timer = setTimeout(() => finish(false), boundMs);
-    function finish(ok: boolean): void {
-      clearTimeout(timer);
-      client.off('ready', onReady);
-      resolve(ok);
-    }
-    client.on('ready', onReady);
-  });
+  const ready = await readyWithin(managed.client, boundMs);
   if (!ready) {
     logger.warn(
       `Redis connection "${name}" (${managed.endpoint}) is not ready after ${boundMs} ms; the application starts without waiting for it: patterns apply their outage policies until it is.`,
