@@ -4,7 +4,7 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { SkipThrottle, Throttle, ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
-import { clientAddress, RateLimit, RateLimitGuard, RateLimiterService, RedisPatternsModule, SkipRateLimit } from 'nestjs-redis-patterns';
+import { clientAddress, RateLimit, RateLimiterService, RedisPatternsModule, SkipRateLimit } from 'nestjs-redis-patterns';
 import { RedisPatternsThrottlerStorage } from 'nestjs-redis-patterns/adapters';
 
 // ── Before: @nestjs/throttler, two named throttlers ─────────────────────────────────────────────────────────────
@@ -106,8 +106,7 @@ export class SearchController {
       },
     }),
   ],
+  // No APP_GUARD: @RateLimit applies its guard where it is written.
   controllers: [SearchController],
-  // Optional: as an APP_GUARD it limits only what carries @RateLimit metadata.
-  providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
 })
 export class AppModule {}

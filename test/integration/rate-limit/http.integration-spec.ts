@@ -1,7 +1,6 @@
 import { Controller, Get, Injectable, type INestApplication } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
 import request from 'supertest';
-import { InvalidOptionsError, RateLimit, RateLimitDeniedError, RateLimitGuard, SkipRateLimit } from 'nestjs-redis-patterns';
+import { InvalidOptionsError, RateLimit, RateLimitDeniedError, SkipRateLimit } from 'nestjs-redis-patterns';
 import { type BackendName, connectionOf } from '../../support/backends';
 import { connectionFor, uniquePrefix } from '../../support/redis-env';
 import { startApp } from './rate-limit-app';
@@ -19,6 +18,14 @@ class LimitedController {
   @RateLimit({ algorithm: 'fixed-window', limit: 2, windowMs: MINUTE })
   @Get('tight')
   tight() {
+    return { ok: true };
+  }
+
+  // Written twice: one guard, the upper limit.
+  @RateLimit({ algorithm: 'fixed-window', limit: 1, windowMs: MINUTE })
+  @RateLimit({ algorithm: 'fixed-window', limit: 5, windowMs: MINUTE })
+  @Get('twice')
+  twice() {
     return { ok: true };
   }
 
@@ -76,7 +83,7 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('@RateLimit over
     const base = { connection: connectionOf(backend), keyPrefix: uniquePrefix(`rlhttp-${backend}`) };
     app = await startApp(base, {
       controllers: [LimitedController, OpenController],
-      providers: [Mailer, { provide: APP_GUARD, useClass: RateLimitGuard }],
+      providers: [Mailer],
       http: true,
     });
     behindProxy = await startApp(
@@ -102,7 +109,7 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('@RateLimit over
     expect(first.headers['ratelimit-policy']).toBe('"default";q=2;w=60');
     expect(first.headers['ratelimit']).toBe('"default";r=1;t=60');
     expect(first.headers['x-ratelimit-limit']).toBeUndefined();
-    // The global guard and the decorator's guard both run: the request must still count once.
+    // The class's guard and the method's both run: the request counts once, under the method's limit.
     expect((await hit(app, '/rl/tight')).status).toBe(200);
     const denied = await hit(app, '/rl/tight');
     expect(denied.status).toBe(429);
@@ -122,6 +129,12 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('@RateLimit over
       expect(free.headers['ratelimit']).toBeUndefined();
     }
     for (let i = 0; i < 6; i++) expect((await hit(app, '/open')).status).toBe(200);
+  });
+
+  it('@RateLimit written twice on a handler: the upper limit, each request counted once', async () => {
+    const first = await hit(app, '/rl/twice');
+    expect([first.status, first.headers['ratelimit']]).toEqual([200, '"default";r=0;t=60']);
+    expect((await hit(app, '/rl/twice')).status).toBe(429);
   });
 
   it('several policies: every policy in the headers, the denying one reported', async () => {

@@ -3,7 +3,6 @@ export type { RateLimitOptions } from './rate-limit.options';
 export { RateLimiterService } from './rate-limiter.service';
 export type { RateLimitOutageStats } from './rate-limiter.service';
 export { RateLimit, SkipRateLimit } from './rate-limit.decorator';
-export { RateLimitGuard } from './rate-limit.guard';
 export type {
   RateLimitConsumeOptions,
   GcraPolicy,

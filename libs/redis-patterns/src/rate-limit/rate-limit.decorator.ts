@@ -2,7 +2,7 @@ import { SetMetadata, UseGuards } from '@nestjs/common';
 import { createAdvisedDecorator } from '../core/advice/create-advised-decorator';
 import { RateLimitAdvisor } from './rate-limit.advisor';
 import { RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA } from './rate-limit.constants';
-import { rateLimitGuardFor } from './rate-limit.guard';
+import { hasRateLimitGuard, rateLimitGuardFor } from './rate-limit.guard';
 import type { RateLimitPolicy } from './rate-limit-policy';
 import { type RateLimitDecoratorOptions, type RateLimitPolicyResolver, toMetadata } from './resolve-limiter';
 
@@ -41,15 +41,17 @@ export function RateLimit(
 ): ClassDecorator & MethodDecorator {
   const metadata = toMetadata(policy, options);
   return ((target: object, propertyKey?: string | symbol, descriptor?: PropertyDescriptor) => {
+    // One guard per place: it decides the place's limit (of `@RateLimit` written twice there, the upper one's).
     if (!descriptor) {
       Reflect.defineMetadata(RATE_LIMIT_METADATA, metadata, target);
-      UseGuards(rateLimitGuardFor((target as Function).name))(target as Function);
+      if (!hasRateLimitGuard(target)) UseGuards(rateLimitGuardFor((target as Function).name))(target as Function);
       return;
     }
     // Wrap first, then put our metadata on the wrapper: that is the function Nest's router and Reflector see.
-    createAdvisedDecorator(RateLimitAdvisor, metadata)(target, propertyKey!, descriptor);
+    createAdvisedDecorator(RateLimitAdvisor, metadata, true)(target, propertyKey!, descriptor);
     Reflect.defineMetadata(RATE_LIMIT_METADATA, metadata, descriptor.value);
-    UseGuards(rateLimitGuardFor(target.constructor.name, String(propertyKey)))(target, propertyKey!, descriptor);
+    if (!hasRateLimitGuard(descriptor.value as object))
+      UseGuards(rateLimitGuardFor(target.constructor.name, String(propertyKey)))(target, propertyKey!, descriptor);
     return descriptor;
   }) as ClassDecorator & MethodDecorator;
 }

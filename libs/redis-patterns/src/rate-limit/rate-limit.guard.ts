@@ -1,4 +1,5 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable, Optional, type Type } from '@nestjs/common';
+import { GUARDS_METADATA } from '@nestjs/common/constants.js';
 import { Reflector } from '@nestjs/core';
 import { toContextError } from '../core/advice/context-errors';
 import { DroppedEventLog } from '../core/advice/dropped-event-log';
@@ -9,7 +10,6 @@ import { rateLimitHeaders } from './rate-limit-headers';
 import { RATE_LIMIT_SETTINGS, type RateLimitSettings } from './rate-limit.options';
 import type { RateLimitDecision } from './rate-limit-policy';
 import { RateLimitIdentity } from './rate-limit-identity';
-import { RateLimiterService } from './rate-limiter.service';
 import { RateLimitRuntime } from './rate-limit.runtime';
 import type { CompiledPolicies } from './compile-policies';
 import { policiesOf, type RateLimitMetadata, type ResolvedLimiter, resolveLimiter, skipsHandlerCall } from './resolve-limiter';
@@ -22,15 +22,12 @@ const UNREACHABLE_MODULE =
 
 interface GuardSite {
   readonly className: string;
+  /** Undefined for a class's guard. */
   readonly methodName?: string;
 }
 
 /** Where `@RateLimit` attached each guard class of {@link rateLimitGuardFor}. */
 const sites = new WeakMap<Function, GuardSite>();
-
-// The guard may run twice for one call (class and handler `@RateLimit`, or also as APP_GUARD: two instances): Nest
-// hands every guard of a call the same argument array.
-const decided = new WeakSet<unknown[]>();
 
 interface HandlerLimiter {
   readonly classRef: Type<unknown>;
@@ -39,31 +36,28 @@ interface HandlerLimiter {
 
 /**
  * The guard behind `@RateLimit` on controllers, gateways and resolvers: one decision per call before the handler
- * runs, before pipes parse the body. On HTTP (Express and Fastify) it sets `RateLimit-Policy` and `RateLimit` (and
- * `X-RateLimit-*` with `rateLimit.legacyHeaders`); a denial is a 429 with `Retry-After`, a fail-closed outage a 503.
- * In other contexts a denial reaches the caller in the context's own form (see context-errors.ts). Where Nest runs
- * no guards (GraphQL field resolvers by default), it calls the method's wrapper, which decides. Identity: see
- * rate-limit-identity.ts. Without `@RateLimit` metadata it allows everything, so it may also be an `APP_GUARD`.
+ * runs, before pipes parse the body. `@RateLimit` puts it on the method or class it decorates (one per place), and
+ * each call is decided by one guard only — the method's when the method has its own `@RateLimit`, else the class's —
+ * so a class default and a method's own limit never both count a call; a guard not put by `@RateLimit` decides
+ * nothing. On HTTP (Express and Fastify) it sets `RateLimit-Policy` and `RateLimit` (and `X-RateLimit-*` with
+ * `rateLimit.legacyHeaders`); a denial is a 429 with `Retry-After`, a fail-closed outage a 503. In other contexts a
+ * denial reaches the caller in the context's own form (see context-errors.ts). Where Nest runs no guards (GraphQL
+ * field resolvers by default), it calls the method's wrapper, which decides. Identity: see rate-limit-identity.ts.
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
   private readonly limiters = new WeakMap<Function, HandlerLimiter>();
-  // A property, not a constructor parameter: subclasses and `new RateLimitGuard(...)` keep the public signature.
-  @Optional() @Inject(DroppedEventLog) private readonly droppedEvents?: DroppedEventLog;
 
   // Optional so that, without the module's providers, the error names the decorated class and method instead of
   // Nest's generic "can't resolve dependencies of the RateLimitGuard".
-  /** Created by Nest's dependency injection (`@RateLimit`, `@UseGuards(RateLimitGuard)`, `APP_GUARD`). @internal */
   constructor(
-    /** Reads the `@RateLimit` and `@SkipRateLimit` metadata of the handler and its class. */
-    protected readonly reflector: Reflector,
-    /** The module's rate limiter service; available to subclasses. */
-    @Optional() protected readonly limiter: RateLimiterService,
+    private readonly reflector: Reflector,
     @Optional() private readonly identity: RateLimitIdentity,
     @Optional() @Inject(RATE_LIMIT_SETTINGS) private readonly settings: RateLimitSettings,
     @Optional() private readonly runtime: RateLimitRuntime,
+    @Optional() private readonly droppedEvents?: DroppedEventLog,
   ) {
-    if (!limiter || !identity || !settings || !runtime) {
+    if (!identity || !settings || !runtime) {
       const site = sites.get(new.target);
       throw new RedisPatternsNotBoundError(site?.className ?? RateLimitGuard.name, site?.methodName, UNREACHABLE_MODULE);
     }
@@ -79,9 +73,6 @@ export class RateLimitGuard implements CanActivate {
     const limiter = entry.limiter;
     if (!limiter) return true;
     const http = context.getType() === 'http';
-    const args = context.getArgs();
-    if (decided.has(args)) return true;
-    decided.add(args);
     // Only limiters with a skip rule or per-call policies look at the request here: the common path stays as it was.
     const dynamic = !limiter.compiled;
     const request = dynamic || limiter.skipIf || this.settings.skipIf ? this.identity.requestOf(context) : undefined;
@@ -114,14 +105,22 @@ export class RateLimitGuard implements CanActivate {
     return true;
   }
 
-  /** The handler's limiter (its own `@RateLimit`, else the class's), resolved once per handler. */
+  /**
+   * The handler's limiter (its own `@RateLimit`, else the class's), resolved once per handler; null where this guard
+   * does not decide (no limit, a skipped handler, or a limit another `@RateLimit` guard of the call decides).
+   */
   private limiterFor(context: ExecutionContext): HandlerLimiter {
     const handler = context.getHandler();
     const classRef = context.getClass();
     const cached = this.limiters.get(handler);
     if (cached && cached.classRef === classRef) return cached;
     const own = this.reflector.get<RateLimitMetadata | undefined>(RATE_LIMIT_METADATA, handler);
+    const site = sites.get(this.constructor);
+    // A method's own limit is its guard's to decide, a class default the class guard's; the application's own
+    // registration of the guard (no site) decides nothing.
+    const decides = site !== undefined && (site.methodName !== undefined || own === undefined);
     const skipped =
+      !decides ||
       this.reflector.get<boolean | undefined>(SKIP_RATE_LIMIT_METADATA, handler) ||
       (!own && this.reflector.get<boolean | undefined>(SKIP_RATE_LIMIT_METADATA, classRef));
     const metadata = skipped ? undefined : (own ?? this.reflector.get<RateLimitMetadata | undefined>(RATE_LIMIT_METADATA, classRef));
@@ -131,6 +130,12 @@ export class RateLimitGuard implements CanActivate {
     this.limiters.set(handler, entry);
     return entry;
   }
+}
+
+/** Whether `target` (a class, or a method) carries its own `@RateLimit` guard already: one per place, however many `@RateLimit`. */
+export function hasRateLimitGuard(target: object): boolean {
+  const guards = Reflect.getOwnMetadata(GUARDS_METADATA, target) as unknown[] | undefined;
+  return guards?.some((guard) => typeof guard === 'function' && sites.has(guard)) ?? false;
 }
 
 /**

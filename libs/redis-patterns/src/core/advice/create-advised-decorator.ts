@@ -3,6 +3,7 @@ import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
 import { METHOD_ADVICE, ORIGINAL_METHOD } from './advice.constants';
 import { resolveBoundMethod } from './advice-bindings';
 import type { AdviceDeclaration, MethodAdvisor } from './method-advice.interface';
+import { isControllerClass } from './discover-methods';
 import { isControllerInstance, takenBy } from './nest-handler-calls';
 import { interceptorFor, isRedisPatternsInterceptor } from './redis-patterns.interceptor';
 
@@ -22,12 +23,16 @@ type AnyMethod = (...args: any[]) => any;
  * runs once. Route and other metadata of the method are copied to the wrapper whatever the decorator order. Stacked
  * redis-patterns decorators share one wrapper and one interceptor; the topmost runs outermost.
  */
-export function createAdvisedDecorator<TOptions>(advisor: Type<MethodAdvisor<TOptions>>, options: TOptions): MethodDecorator {
+export function createAdvisedDecorator<TOptions>(
+  advisor: Type<MethodAdvisor<TOptions>>,
+  options: TOptions,
+  guardOnHandlers = false,
+): MethodDecorator {
   return (target, propertyKey, descriptor) => {
     const current = descriptor.value as unknown as AnyMethod;
     if (typeof current !== 'function')
       throw new TypeError(`${String(propertyKey)} is not a method: redis-patterns decorators apply to methods.`);
-    const declaration: AdviceDeclaration<TOptions> = { advisor, options };
+    const declaration: AdviceDeclaration<TOptions> = { advisor, options, guardOnHandlers };
     const existing = Reflect.getMetadata(METHOD_ADVICE, current) as AdviceDeclaration[] | undefined;
     if (existing && (current as unknown as Record<symbol, unknown>)[ORIGINAL_METHOD]) {
       // Decorators apply bottom-up: this one is written above the previous ones, so it goes first (outermost).
@@ -52,8 +57,28 @@ export function createAdvisedDecorator<TOptions>(advisor: Type<MethodAdvisor<TOp
     Reflect.defineMetadata(METHOD_ADVICE, [declaration], wrapper);
     (descriptor as unknown as TypedPropertyDescriptor<AnyMethod>).value = wrapper;
     const interceptors = (Reflect.getMetadata(INTERCEPTORS_METADATA, wrapper) as unknown[] | undefined) ?? [];
-    if (!interceptors.some(isRedisPatternsInterceptor))
+    if (!interceptors.some(isRedisPatternsInterceptor)) {
       UseInterceptors(interceptorFor(target.constructor.name, methodName))(target, propertyKey, descriptor);
+      // Whether the class is a controller is known once its class decorators ran: right after its methods'
+      // decorators, in the same class definition, so before this microtask and long before Nest reads the metadata.
+      queueMicrotask(() => dropUnneededInterceptor(target.constructor, wrapper));
+    }
     return descriptor;
   };
+}
+
+/**
+ * Takes the module's interceptor off a controller method whose decorators all act through guards (`@RateLimit`):
+ * Nest calls it only as a handler, where the guard decides, so the interceptor would only add Nest's interceptor
+ * pipeline to every request. On a gateway or a resolver it stays: it tells the wrapper which call is Nest's.
+ */
+function dropUnneededInterceptor(classRef: Function, wrapper: AnyMethod): void {
+  const declarations = (Reflect.getMetadata(METHOD_ADVICE, wrapper) as AdviceDeclaration[] | undefined) ?? [];
+  if (!isControllerClass(classRef) || !declarations.every((declaration) => declaration.guardOnHandlers)) return;
+  const interceptors = (Reflect.getOwnMetadata(INTERCEPTORS_METADATA, wrapper) as unknown[] | undefined) ?? [];
+  Reflect.defineMetadata(
+    INTERCEPTORS_METADATA,
+    interceptors.filter((interceptor) => !isRedisPatternsInterceptor(interceptor)),
+    wrapper,
+  );
 }

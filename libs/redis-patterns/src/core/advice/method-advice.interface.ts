@@ -54,4 +54,9 @@ export interface MethodAdvisor<TOptions> {
 export interface AdviceDeclaration<TOptions = unknown> {
   readonly advisor: Type<MethodAdvisor<TOptions>>;
   readonly options: TOptions;
+  /**
+   * The decorator's behaviour on a handler Nest calls is a guard's (`@RateLimit`): on a controller, where the
+   * wrapper never runs the advice, a method with only such decorators needs no interceptor.
+   */
+  readonly guardOnHandlers?: boolean;
 }
