@@ -1,4 +1,3 @@
-import type { ExecutionContext } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA, RESPONSE_PASSTHROUGH_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { type HttpCall, setResponseHeader } from '../core/advice/handler-call';
@@ -66,21 +65,6 @@ export function applyReplay(
   }
   if (headers) for (const name of Object.keys(headers)) setResponseHeader(response, name, headers[name]);
   http.setHeader(replayedHeader, 'true');
-}
-
-/** What a handler's `key`, `identity` and `fingerprint` functions receive first, per context. */
-export function requestOf(context: ExecutionContext): unknown {
-  switch (context.getType<string>()) {
-    case 'http':
-      return context.switchToHttp().getRequest();
-    case 'graphql': {
-      const gql = context.getArgByIndex<{ req?: unknown; request?: unknown; reply?: { request?: unknown } } | undefined>(2);
-      return gql?.req ?? gql?.request ?? gql?.reply?.request ?? gql;
-    }
-    default:
-      // RPC: the payload; WebSocket: the client socket (as for @RateLimit's key).
-      return context.getArgByIndex(0);
-  }
 }
 
 // @nestjs/common's own enum (not re-exported by its root entry): route-argument keys are `<paramtype>:<index>`.

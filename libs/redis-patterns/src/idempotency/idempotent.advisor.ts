@@ -5,15 +5,7 @@ import { handlerData } from '../core/advice/handler-call';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../core/advice/method-advice.interface';
 import { checkBoolean, checkKnownKeys, checkObject, checkOneOf, checkOptionalNumber, invalid } from '../core/options/option-checks';
 import { fingerprintOf } from './fingerprint';
-import {
-  applyReplay,
-  assertReplayableHandler,
-  captureHeaders,
-  httpFingerprint,
-  requestHeader,
-  requestOf,
-  responseStatus,
-} from './http-exchange';
+import { applyReplay, assertReplayableHandler, captureHeaders, httpFingerprint, requestHeader, responseStatus } from './http-exchange';
 import { checkKeyResult, parseIdempotencyKeyHeader } from './idempotency-keys';
 import { IDEMPOTENCY_SETTINGS, type IdempotencySettings } from './idempotency.options';
 import { IdempotencyRuntime } from './idempotency.runtime';
@@ -105,11 +97,10 @@ export class IdempotentAdvisor implements MethodAdvisor<IdempotentOptions> {
 
     return async (invocation, proceed) => {
       const { context, http, args } = invocation;
-      // On a handler call the functions receive (request, context); on a direct call, the method's arguments.
-      const request = context && (http ? http.request : requestOf(context));
-      const inputs: unknown[] = context ? [request, context] : args;
+      // The functions' arguments: (request, context) on a handler call, the method's arguments on a direct call.
+      const request = context && args[0];
       const found = keyFn
-        ? checkKeyResult(await keyFn(...inputs), context ? 'key(request, context)' : 'key(...args)')
+        ? checkKeyResult(await keyFn(...args), context ? 'key(request, context)' : 'key(...args)')
         : http && parseIdempotencyKeyHeader(requestHeader(request, headerName), headerName);
       if (found === undefined) {
         if (required) throw new InvalidIdempotencyKeyError(keyFn ? 'key' : headerName, 'missing');
@@ -120,7 +111,7 @@ export class IdempotentAdvisor implements MethodAdvisor<IdempotentOptions> {
       const call: IdempotentCall = {
         ...base,
         recordKey: this.runtime.recordKey(scope, caller, found),
-        fingerprint: await fingerprintFor(fingerprint, inputs, http ? request : undefined, kind, context, args),
+        fingerprint: await fingerprintFor(fingerprint, args, http ? request : undefined, kind, context),
       };
       const run = await this.runtime.run(call, async () => {
         const value = await proceed();
@@ -144,12 +135,11 @@ async function fingerprintFor(
   httpRequest: unknown,
   kind: AdvisedMethod['handlerKind'],
   context: ExecutionContext | undefined,
-  args: unknown[],
 ): Promise<string> {
   if (option === false) return '';
   if (option) return fingerprintOf(await (option as Fn)(...inputs));
   if (httpRequest) return httpFingerprint(httpRequest);
   // The call's data only: a socket, an RPC context or a GraphQL context differs per call and is no payload.
   if (context && kind) return fingerprintOf(...handlerData(context));
-  return fingerprintOf(...args);
+  return fingerprintOf(...inputs);
 }

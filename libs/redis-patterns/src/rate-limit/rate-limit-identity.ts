@@ -1,6 +1,7 @@
 import { type ExecutionContext, Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ThrottledLog } from '../core/logging/throttled-log';
+import { requestOf } from '../core/advice/handler-call';
 import { isThenable } from '../core/promises/is-thenable';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
@@ -58,7 +59,7 @@ export class RateLimitIdentity {
     let tracker: unknown;
     let source: string;
     if (key !== undefined) {
-      tracker = typeof key === 'function' ? key(this.requestOf(context), context) : key;
+      tracker = typeof key === 'function' ? key(requestOf(context), context) : key;
       source = '`key`';
     } else if (getTracker) {
       tracker = getTracker(context);
@@ -72,19 +73,6 @@ export class RateLimitIdentity {
     return isThenable(tracker)
       ? Promise.resolve(tracker).then((value) => this.generate(context, trackerPart(value, name, source), name))
       : this.generate(context, trackerPart(tracker, name, source), name);
-  }
-
-  /** What a handler's `key` function receives first, per context. */
-  requestOf(context: ExecutionContext): unknown {
-    switch (context.getType<string>()) {
-      case 'http':
-        return context.switchToHttp().getRequest();
-      case 'graphql':
-        return graphqlRequest(context) ?? context.getArgByIndex(2);
-      default:
-        // RPC: the payload; WebSocket: the client socket.
-        return context.getArgByIndex(0);
-    }
   }
 
   private generate(context: ExecutionContext, tracker: string, name: string): LimiterKeyParts {

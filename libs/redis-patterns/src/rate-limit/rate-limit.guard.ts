@@ -3,7 +3,7 @@ import { GUARDS_METADATA } from '@nestjs/common/constants.js';
 import { Reflector } from '@nestjs/core';
 import { toContextError } from '../core/advice/context-errors';
 import { DroppedEventLog } from '../core/advice/dropped-event-log';
-import { setResponseHeader } from '../core/advice/handler-call';
+import { requestOf, setResponseHeader } from '../core/advice/handler-call';
 import { RateLimitDeniedError } from './rate-limit-denied.error';
 import { RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA } from './rate-limit.constants';
 import { rateLimitHeaders } from './rate-limit-headers';
@@ -75,7 +75,7 @@ export class RateLimitGuard implements CanActivate {
     const http = context.getType() === 'http';
     // Only limiters with a skip rule or per-call policies look at the request here: the common path stays as it was.
     const dynamic = !limiter.compiled;
-    const request = dynamic || limiter.skipIf || this.settings.skipIf ? this.identity.requestOf(context) : undefined;
+    const request = dynamic || limiter.skipIf || this.settings.skipIf ? requestOf(context) : undefined;
     const skip = skipsHandlerCall(limiter, this.settings.skipIf, request, context);
     if (skip === true || (isThenable<boolean>(skip) && (await skip))) return true;
     const key = this.identity.keyOf(context, limiter);

@@ -35,18 +35,20 @@ export function setResponseHeader(response: unknown, name: string, value: string
 }
 
 /**
- * What a handler's key function receives first, per transport: the HTTP request, the RPC payload, the WebSocket
- * client, the GraphQL request (its context's `req`, else the context). The second argument is the ExecutionContext.
+ * What every decorator's key functions on a handler receive first, per transport: the HTTP request, the RPC payload,
+ * the WebSocket client, the GraphQL request (its context's `req` on Apollo or Express, `reply.request` on Mercurius,
+ * else the context). The second argument is the ExecutionContext.
  */
 export function requestOf(context: ExecutionContext): unknown {
   switch (context.getType<string>()) {
     case 'http':
       return context.switchToHttp().getRequest();
     case 'graphql': {
-      const gqlContext = context.getArgByIndex<{ req?: unknown; request?: unknown } | undefined>(2);
-      return gqlContext?.req ?? gqlContext?.request ?? gqlContext;
+      const gql = context.getArgByIndex<{ req?: unknown; request?: unknown; reply?: { request?: unknown } } | undefined>(2);
+      return gql?.req ?? gql?.request ?? gql?.reply?.request ?? gql;
     }
     default:
+      // RPC: the payload; WebSocket: the client socket.
       return context.getArgByIndex(0);
   }
 }
