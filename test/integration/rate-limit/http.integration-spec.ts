@@ -56,6 +56,12 @@ class LimitedController {
   }
 }
 
+// A subclass with a default of its own: Nest's guard metadata extends its parent's, so both classes' guards run on
+// its routes; only its own decides.
+@Controller('child')
+@RateLimit({ algorithm: 'fixed-window', limit: 1, windowMs: MINUTE })
+class ChildController extends LimitedController {}
+
 @Controller('open')
 class OpenController {
   @Get()
@@ -82,7 +88,7 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('@RateLimit over
   beforeAll(async () => {
     const base = { connection: connectionOf(backend), keyPrefix: uniquePrefix(`rlhttp-${backend}`) };
     app = await startApp(base, {
-      controllers: [LimitedController, OpenController],
+      controllers: [LimitedController, ChildController, OpenController],
       providers: [Mailer],
       http: true,
     });
@@ -135,6 +141,14 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('@RateLimit over
     const first = await hit(app, '/rl/twice');
     expect([first.status, first.headers['ratelimit']]).toEqual([200, '"default";r=0;t=60']);
     expect((await hit(app, '/rl/twice')).status).toBe(429);
+  });
+
+  it("a subclass's own class default, not its parent's, decides its inherited routes, once per request", async () => {
+    const first = await hit(app, '/child/default');
+    expect([first.status, first.headers['ratelimit']]).toEqual([200, '"default";r=0;t=60']);
+    expect((await hit(app, '/child/default')).status).toBe(429);
+    // An inherited method's own limit (2) is still its guard's alone: neither class's guard counts it.
+    expect((await hit(app, '/child/tight')).headers['ratelimit']).toBe('"default";r=1;t=60');
   });
 
   it('several policies: every policy in the headers, the denying one reported', async () => {

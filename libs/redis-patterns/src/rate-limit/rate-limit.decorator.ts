@@ -44,14 +44,14 @@ export function RateLimit(
     // One guard per place: it decides the place's limit (of `@RateLimit` written twice there, the upper one's).
     if (!descriptor) {
       Reflect.defineMetadata(RATE_LIMIT_METADATA, metadata, target);
-      if (!hasRateLimitGuard(target)) UseGuards(rateLimitGuardFor((target as Function).name))(target as Function);
+      if (!hasRateLimitGuard(target)) UseGuards(rateLimitGuardFor(target as Function))(target as Function);
       return;
     }
     // Wrap first, then put our metadata on the wrapper: that is the function Nest's router and Reflector see.
     createAdvisedDecorator(RateLimitAdvisor, metadata, true)(target, propertyKey!, descriptor);
     Reflect.defineMetadata(RATE_LIMIT_METADATA, metadata, descriptor.value);
     if (!hasRateLimitGuard(descriptor.value as object))
-      UseGuards(rateLimitGuardFor(target.constructor.name, String(propertyKey)))(target, propertyKey!, descriptor);
+      UseGuards(rateLimitGuardFor(target.constructor, String(propertyKey)))(target, propertyKey!, descriptor);
     return descriptor;
   }) as ClassDecorator & MethodDecorator;
 }

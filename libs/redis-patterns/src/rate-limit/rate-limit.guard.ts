@@ -21,7 +21,8 @@ const UNREACHABLE_MODULE =
   'or it is registered with isGlobal: false and not imported by the module that declares this class';
 
 interface GuardSite {
-  readonly className: string;
+  /** The class `@RateLimit` is written on (the method's class for a method). */
+  readonly classRef: Function;
   /** Undefined for a class's guard. */
   readonly methodName?: string;
 }
@@ -59,7 +60,7 @@ export class RateLimitGuard implements CanActivate {
   ) {
     if (!identity || !settings || !runtime) {
       const site = sites.get(new.target);
-      throw new RedisPatternsNotBoundError(site?.className ?? RateLimitGuard.name, site?.methodName, UNREACHABLE_MODULE);
+      throw new RedisPatternsNotBoundError(site?.classRef.name ?? RateLimitGuard.name, site?.methodName, UNREACHABLE_MODULE);
     }
   }
 
@@ -116,9 +117,11 @@ export class RateLimitGuard implements CanActivate {
     if (cached && cached.classRef === classRef) return cached;
     const own = this.reflector.get<RateLimitMetadata | undefined>(RATE_LIMIT_METADATA, handler);
     const site = sites.get(this.constructor);
-    // A method's own limit is its guard's to decide, a class default the class guard's; the application's own
-    // registration of the guard (no site) decides nothing.
-    const decides = site !== undefined && (site.methodName !== undefined || own === undefined);
+    // A method's own limit is its guard's to decide, a class default the guard of the class it is written on (a
+    // subclass with a default of its own also carries its parent's guard: Nest's guard metadata extends the
+    // parent's); the application's own registration of the guard (no site) decides nothing.
+    const decides =
+      site !== undefined && (site.methodName !== undefined || (own === undefined && classWithLimit(classRef) === site.classRef));
     const skipped =
       !decides ||
       this.reflector.get<boolean | undefined>(SKIP_RATE_LIMIT_METADATA, handler) ||
@@ -132,6 +135,14 @@ export class RateLimitGuard implements CanActivate {
   }
 }
 
+/** The class whose own `@RateLimit` default applies to `classRef`'s handlers: itself or its nearest parent with one. */
+function classWithLimit(classRef: Function): Function | undefined {
+  for (let current: unknown = classRef; typeof current === 'function'; current = Object.getPrototypeOf(current)) {
+    if (Reflect.hasOwnMetadata(RATE_LIMIT_METADATA, current)) return current;
+  }
+  return undefined;
+}
+
 /** Whether `target` (a class, or a method) carries its own `@RateLimit` guard already: one per place, however many `@RateLimit`. */
 export function hasRateLimitGuard(target: object): boolean {
   const guards = Reflect.getOwnMetadata(GUARDS_METADATA, target) as unknown[] | undefined;
@@ -142,9 +153,9 @@ export function hasRateLimitGuard(target: object): boolean {
  * The guard class `@RateLimit` attaches at one place (a class, or one of its methods): `RateLimitGuard` itself,
  * except that an application without the module's providers fails startup naming that place.
  */
-export function rateLimitGuardFor(className: string, methodName?: string): typeof RateLimitGuard {
+export function rateLimitGuardFor(classRef: Function, methodName?: string): typeof RateLimitGuard {
   const guard = class extends RateLimitGuard {};
-  sites.set(guard, { className, methodName });
+  sites.set(guard, { classRef, methodName });
   // Nest names the guard in its own messages (and in a debugger): the same name as the class it extends.
   Object.defineProperty(guard, 'name', { value: RateLimitGuard.name });
   return guard;
