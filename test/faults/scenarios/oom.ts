@@ -285,13 +285,13 @@ export const oomScenario: Scenario = {
     const problems = await halfWritten(admin, keysAfter);
 
     await admin.config('SET', 'maxmemory', '0');
-    // The cache keeps off Redis for one breaker cooldown after its last failure (its documented policy).
-    const cooldownMs = 1000;
+    // An OOM reply is an answer, not an outage: nothing keeps any feature off Redis once it accepts writes again.
+    const recoveryBoundMs = 2000;
     let after: string[] = [];
     let attempt = 0;
     const recoveryMs = await waitUntil(
       async () => (after = await everyFeatureWorks(app, `after-${attempt++}`)).length === 0,
-      cooldownMs + 1000,
+      recoveryBoundMs,
       'every feature to work again',
     ).catch(() => undefined);
 
@@ -365,7 +365,7 @@ export const oomScenario: Scenario = {
       ),
       check(
         'CONN-7',
-        `never crash the process: once maxmemory is lifted every feature works again in the same process, no restart, within the cache's breaker cooldown (${cooldownMs} ms) + 1 s`,
+        `never crash the process: once maxmemory is lifted every feature works again in the same process, no restart, within ${recoveryBoundMs} ms`,
         recoveryMs !== undefined
           ? `cache, lock, 5 limiters, stream, leaderboard, capped list, session, unique counter all work after ${Math.round(recoveryMs)} ms`
           : `still failing: ${after.join('; ')}`,

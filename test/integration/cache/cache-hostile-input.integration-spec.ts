@@ -332,7 +332,7 @@ describe('cache with a Redis user that may not run scripts or DEL (standalone)',
     expect(await reports.search('q')).toBe('results for q');
     const stats = cache.stats();
     expect(stats.refusals).toBeGreaterThanOrEqual(21);
-    // Not an outage: nothing counted as one, no breaker, and commands the user may run still go to Redis.
+    // Not an outage: nothing counted as one, nothing bypassed, and commands the user may run still go to Redis.
     expect(stats.errors).toBe(0);
     expect(stats.bypassed).toBe(0);
     expect(await cache.set('plain', 'stored')).toBe(true);

@@ -61,7 +61,7 @@ describe('rate limiting while Redis is frozen (SIGSTOP)', () => {
     const { result, ms } = await timed(() => limiter.consume('counted', policy));
     expect(result).toMatchObject({ allowed: true, source: 'fail-open' });
     expect(ms).toBeLessThan(TIMEOUT_MS + 400);
-    // The breaker is open now: later calls are decided at once, and never sent to the frozen server.
+    // The connection is known down now: later calls are decided at once, and never sent to the frozen server.
     const burst = await Promise.all(Array.from({ length: 20 }, () => timed(() => limiter.consume('counted', policy))));
     expect(burst.every(({ result }) => (result as { allowed: boolean }).allowed)).toBe(true);
     expect(Math.max(...burst.map(({ ms }) => ms))).toBeLessThan(TIMEOUT_MS + 400);
@@ -97,7 +97,7 @@ describe('rate limiting while Redis is frozen (SIGSTOP)', () => {
       () => 'Redis-backed decisions',
     );
     // Redis holds the unit spent before the outage plus at most the one call in flight when it froze; the 20 calls
-    // decided while the breaker was open never reached it.
+    // decided while the connection was known down never reached it.
     const count = Number(await admin.get(`${prefix}:rl:{counted}:fw:3:60000`));
     expect(count).toBeGreaterThanOrEqual(1);
     expect(count).toBeLessThanOrEqual(2);

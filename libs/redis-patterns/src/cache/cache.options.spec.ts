@@ -34,6 +34,14 @@ describe('cache options', () => {
     }
   });
 
+  it.each(['breakerThreshold', 'breakerCooldownMs'])('refuses the 0.x option %s at startup, saying what replaced it', (option) => {
+    const attempt = (): unknown => validateCacheOptions({ [option]: 5 }, 'cache', context);
+    expect(attempt).toThrow(InvalidOptionsError);
+    expect(attempt).toThrow(`"cache.${option}"`);
+    expect(attempt).toThrow("the connection's liveness");
+    expect(attempt).toThrow('an option removed in 1.0');
+  });
+
   it('accepts a full section', () => {
     expect(() =>
       validateCacheOptions(

@@ -60,10 +60,6 @@ export interface CacheOptions {
   lockTtlMs?: number;
   /** How long a caller waits for another instance's fill before loading by itself, in ms (default 5000). */
   lockWaitMs?: number;
-  /** Consecutive Redis failures after which the cache stops calling Redis for `breakerCooldownMs` (default 5). */
-  breakerThreshold?: number;
-  /** How long the cache bypasses Redis once the breaker is open, in ms (default 1000). */
-  breakerCooldownMs?: number;
   /** At most one failure log line per this interval, in ms (default 10000); the rest are counted. */
   failureLogIntervalMs?: number;
   /** HTTP methods whose responses `@Cacheable` caches on controllers (default `['GET']`). */
@@ -101,8 +97,6 @@ export interface CacheSettings {
   readonly hardTimeoutMs: number;
   readonly lockTtlMs: number;
   readonly lockWaitMs: number;
-  readonly breakerThreshold: number;
-  readonly breakerCooldownMs: number;
   readonly failureLogIntervalMs: number;
   readonly httpMethods: ReadonlySet<string>;
   readonly statusHeader: boolean;
@@ -124,8 +118,6 @@ const KNOWN_KEYS = [
   'hardTimeoutMs',
   'lockTtlMs',
   'lockWaitMs',
-  'breakerThreshold',
-  'breakerCooldownMs',
   'failureLogIntervalMs',
   'httpMethods',
   'statusHeader',
@@ -174,8 +166,6 @@ export function resolveCacheSettings(section: CacheOptions = {}, path = 'cache',
     ...loaderTimeouts(section, path, num),
     lockTtlMs: num('lockTtlMs', 5000, { min: 10, max: 600_000, integer: true, unit: 'ms' }),
     lockWaitMs: num('lockWaitMs', 5000, { min: 0, max: 600_000, integer: true, unit: 'ms' }),
-    breakerThreshold: num('breakerThreshold', 5, { min: 1, integer: true }),
-    breakerCooldownMs: num('breakerCooldownMs', 1000, { min: 0, max: 600_000, integer: true, unit: 'ms' }),
     failureLogIntervalMs: num('failureLogIntervalMs', 10_000, { min: 0, integer: true, unit: 'ms' }),
     httpMethods: new Set(methods.map((m) => m.toUpperCase())),
     statusHeader: checkBoolean(section.statusHeader, `${path}.statusHeader`) ?? true,

@@ -33,7 +33,6 @@ export class CacheRuntime implements OnModuleInit, BeforeApplicationShutdown {
   readonly tagEpochTtlMs: number;
   private readonly startupWait: StartupWait;
   private readonly shutdownTimeoutMs: number;
-  private readonly stopWatchingReady: () => void;
 
   constructor(
     @Inject(RESOLVED_OPTIONS) options: ResolvedRedisPatternsOptions,
@@ -43,9 +42,7 @@ export class CacheRuntime implements OnModuleInit, BeforeApplicationShutdown {
   ) {
     this.keys = new CacheKeys(keyBuilder);
     const logger = options.logger ?? new Logger(CACHE_LOG_CONTEXT);
-    this.engine = new CacheEngine(store, new CacheHealth(this.settings, logger), this.settings);
-    // A connection back after an outage closes the breaker at once, without waiting for the cooldown.
-    this.stopWatchingReady = store.onReady(() => this.engine.health.connectionReady());
+    this.engine = new CacheEngine(store, new CacheHealth(this.settings, logger, (key) => store.outageFor(key)), this.settings);
     const { defaultTtlMs, jitter, nearCache, graceMs, softTimeoutMs, hardTimeoutMs } = this.settings;
     this.defaults = { ttlMs: defaultTtlMs, jitter, near: nearCache.enabled, graceMs, softTimeoutMs, hardTimeoutMs };
     this.near = new NearCache(this.settings.nearCache, store);
@@ -79,7 +76,6 @@ export class CacheRuntime implements OnModuleInit, BeforeApplicationShutdown {
 
   /** Lets running loads and background refreshes finish (bounded by `shutdownTimeoutMs`) before connections close. */
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopWatchingReady();
     await this.engine.drain(this.shutdownTimeoutMs);
     await this.near.stop();
     this.engine.health.close();

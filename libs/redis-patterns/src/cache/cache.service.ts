@@ -93,11 +93,10 @@ export class CacheService {
     if (!Array.isArray(keys)) throw new InvalidArgumentError('keys', 'expected an array of keys');
     const entries = keys.map((key, i) => this.keys.entry(checkKey(key, `keys[${i}]`)));
     const health = this.engine.health;
-    if (entries.length === 0 || !health.available()) return entries.map(() => undefined);
+    if (entries.length === 0 || !health.available(entries[0])) return entries.map(() => undefined);
     let raws: Array<string | null>;
     try {
       raws = await this.engine.store.getMany(entries);
-      health.succeeded();
     } catch (error) {
       health.failed('read', error);
       return entries.map(() => undefined);
@@ -186,10 +185,9 @@ export class CacheService {
   async del(...keys: string[]): Promise<number> {
     const entries = keys.map((key, i) => this.keys.entry(checkKey(key, `keys[${i}]`)));
     const health = this.engine.health;
-    if (entries.length === 0 || !health.available()) return 0;
+    if (entries.length === 0 || !health.available(entries[0])) return 0;
     try {
       const results = await Promise.all(entries.map((entry) => this.engine.store.del(entry, this.runtime.settings.lockTtlMs)));
-      health.succeeded();
       return results.filter(Boolean).length;
     } catch (error) {
       health.failed('delete', error);

@@ -81,8 +81,11 @@ export interface CacheStore {
   entriesUnder(prefix: string, count: number): AsyncIterable<string[]>;
   /** Reports every change of an entry, by any client, to `sink` (the near cache's coherence). */
   watchChanges(sink: InvalidationSink): ChangeWatch;
-  /** Calls `listener` each time the store's connection is ready again; returns what removes it. */
-  onReady(listener: () => void): () => void;
+  /**
+   * While the server that holds `key` is known not to answer (the connection's liveness; on a cluster, the key's
+   * master's; without `key`, a single server's), the error that took it down: the cache then skips Redis.
+   */
+  outageFor(key?: string): unknown;
 }
 
 /** Injection token of the pattern's {@link CacheStore}. */
@@ -193,10 +196,8 @@ export class RedisCacheStore implements CacheStore {
     return new InvalidationListener(this.redis.client, this.keys.entryPrefix(), connectionName, sink, logger);
   }
 
-  onReady(listener: () => void): () => void {
-    const { client } = this.redis;
-    client.on('ready', listener);
-    return () => client.off('ready', listener);
+  outageFor(key?: string): unknown {
+    return this.redis.outageFor(key);
   }
 
   private async changing<T>(entry: string, write: () => Promise<T>): Promise<T> {

@@ -71,9 +71,9 @@ export class RateLimitRuntime implements BeforeApplicationShutdown {
     const keys = this.keysFor(identity, compiled);
     const without = (error: unknown): RateLimitDecision =>
       this.withoutRedis(error, keys, compiled, cost, outage, limiter, metricName, startedAt);
-    // The connection's liveness (core/connections/connection-liveness.ts): down from the first command that went
-    // unanswered until a probe answers, so no decision is spent finding out.
-    const down = this.store.outage;
+    // The connection's liveness (core/connections/connection-liveness.ts; on a cluster, the keys' master's): down from
+    // the first command that went unanswered until a probe answers, so no decision is spent finding out.
+    const down = this.store.outageFor(keys);
     if (down !== undefined) {
       try {
         return Promise.resolve(without(down));

@@ -23,10 +23,10 @@ export interface RateLimitStore {
   /** Forgets the state under these keys. */
   reset(keys: readonly string[]): Promise<void>;
   /**
-   * While the store's connection is known not to answer, the error that took it down (undefined otherwise): a
+   * While the server that holds `keys` is known not to answer, the error that took it down (undefined otherwise): a
    * decision then applies the outage policy at once.
    */
-  readonly outage: unknown;
+  outageFor(keys: readonly string[]): unknown;
   /** Whether a failure means the store is unreachable, not that it answered with an error. */
   isOutage(error: unknown): boolean;
 }
@@ -62,9 +62,9 @@ export class RedisRateLimitStore implements RateLimitStore {
     await this.redis.call('del', keys);
   }
 
-  // The connection's own view (see ConnectionLiveness): no breaker of the limiter's own.
-  get outage(): unknown {
-    return this.redis.liveness?.cause;
+  // The connection's own view (see ConnectionLiveness; on a cluster, of the keys' master): no breaker of the limiter's own.
+  outageFor(keys: readonly string[]): unknown {
+    return this.redis.outageFor(keys[0]);
   }
 
   /**

@@ -122,10 +122,10 @@ export class RateLimiterService {
     const label = keyLabel(parts);
     const compiled = compilePolicies(policy, 'policy', argumentError);
     const units = checkCost(cost, compiled, argumentError);
-    const outage = this.store.outage;
-    if (outage !== undefined) throw new RateLimitDeniedError(label, 'unavailable', { cause: outage });
     // State keys only: a refund or penalty leaves blocks as they are.
     const keys = this.runtime.keysFor(parts, compiled).slice(0, compiled.policies.length);
+    const outage = this.store.outageFor(keys);
+    if (outage !== undefined) throw new RateLimitDeniedError(label, 'unavailable', { cause: outage });
     let reply: number[];
     try {
       reply = await this.store.adjust(keys, compiled, sign * units);

@@ -37,10 +37,9 @@ export class CacheEvictAdvisor implements MethodAdvisor<CacheEvictOptions> {
         return;
       }
       await Promise.all([
-        entries.length && engine.health.available()
-          ? Promise.all(entries.map((entry) => engine.store.del(entry, this.cache.settings.lockTtlMs))).then(
-              () => engine.health.succeeded(),
-              (error: unknown) => engine.health.failed('delete', error),
+        entries.length && engine.health.available(entries[0])
+          ? Promise.all(entries.map((entry) => engine.store.del(entry, this.cache.settings.lockTtlMs))).catch((error: unknown) =>
+              engine.health.failed('delete', error),
             )
           : undefined,
         tags.length ? invalidateTags(engine.store, engine.health, tags, this.cache.tagEpochTtlMs) : undefined,

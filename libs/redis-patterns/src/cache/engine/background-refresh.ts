@@ -34,7 +34,7 @@ export function refreshInBackground<T>(
   engine.flights
     .run(flight, async () => {
       const epochs = policy.tags.length ? await engine.tagEpochs(policy.tags) : [];
-      if (epochs === undefined || !health.available()) return;
+      if (epochs === undefined || !health.available(entry)) return;
       const token = randomBytes(12).toString('base64url');
       const reply = await store.fillLock(entry, token, settings.lockTtlMs, 'lock');
       if (reply.kind !== 'locked') return;

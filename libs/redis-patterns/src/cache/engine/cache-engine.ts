@@ -56,15 +56,13 @@ export class CacheEngine {
    * `then` rather than `await`: this is the hit path, and every saved promise hop shows in throughput.
    */
   read(entry: string, withTtl: boolean): Promise<FoundEntry | undefined> {
-    if (!this.health.available()) return NOTHING;
+    if (!this.health.available(entry)) return NOTHING;
     if (withTtl) {
       return Promise.all([this.store.get(entry), this.store.pttl(entry)]).then(([raw, pttl]) => {
-        this.health.succeeded();
         return raw === null ? undefined : this.interpret(entry, raw, pttl);
       }, this.readFailed);
     }
     return this.store.get(entry).then((raw) => {
-      this.health.succeeded();
       return raw === null ? undefined : this.interpret(entry, raw);
     }, this.readFailed);
   }
@@ -172,7 +170,7 @@ export class CacheEngine {
       if (opts.token) void this.release(entry, opts.token);
       return false;
     }
-    if (!this.health.writable()) {
+    if (!this.health.available(entry)) {
       if (opts.token) void this.release(entry, opts.token);
       return false;
     }
@@ -200,7 +198,6 @@ export class CacheEngine {
           );
         }
       }
-      this.health.succeeded();
       if (!written) this.health.stats.skippedWrites++;
       return written;
     } catch (error) {
@@ -226,8 +223,9 @@ export class CacheEngine {
     keep: StorePredicate | undefined,
     force: boolean,
   ): Promise<Fetched<T>> {
-    // Redis failed a moment ago (this call's read, most likely): go to the source without another deadline.
-    if (!this.health.writable()) return this.load(entry, loader, policy, keep, undefined, undefined);
+    // Redis stopped answering (this call's read, most likely, took the connection down): go to the source without
+    // another deadline.
+    if (!this.health.available(entry)) return this.load(entry, loader, policy, keep, undefined, undefined);
     let epochs: number[] | undefined = [];
     if (policy.tags.length > 0) epochs = await this.tagEpochs(policy.tags);
     const token = randomBytes(12).toString('base64url');
@@ -282,7 +280,6 @@ export class CacheEngine {
     if (!this.health.available()) return undefined;
     try {
       const epochs = await this.store.tagEpochs(tags);
-      this.health.succeeded();
       return epochs;
     } catch (error) {
       this.health.failed('tag read', error);

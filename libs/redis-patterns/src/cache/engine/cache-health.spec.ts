@@ -2,21 +2,24 @@ import type { LoggerService } from '@nestjs/common';
 import { resolveCacheSettings } from '../cache.options';
 import { CacheHealth } from './cache-health';
 
-function health(overrides = {}) {
+function health(outage: { cause?: unknown; key?: string } = {}) {
   const lines: string[] = [];
+  const asked: Array<string | undefined> = [];
   const logger = { log() {}, error() {}, warn: (m: string) => lines.push(m) } as unknown as LoggerService;
   return {
     lines,
-    health: new CacheHealth(
-      resolveCacheSettings({ breakerThreshold: 3, breakerCooldownMs: 50, failureLogIntervalMs: 60_000, ...overrides }),
-      logger,
-    ),
+    asked,
+    outage,
+    health: new CacheHealth(resolveCacheSettings({ failureLogIntervalMs: 60_000 }), logger, (key) => {
+      asked.push(key);
+      return outage.key === undefined || outage.key === key ? outage.cause : undefined;
+    }),
   };
 }
 
 describe('CacheHealth (fail-open policy)', () => {
   it('logs one line per interval however many failures, and counts them all', () => {
-    const { lines, health: h } = health({ breakerThreshold: 1000 });
+    const { lines, health: h } = health();
     for (let i = 0; i < 100; i++) h.failed('read', new Error('Command timed out'));
     expect(h.stats.errors).toBe(100);
     expect(lines).toHaveLength(1);
@@ -29,39 +32,26 @@ describe('CacheHealth (fail-open policy)', () => {
     expect(lines.join('\n')).not.toContain('s3cret');
   });
 
-  it('opens after N consecutive failures, bypasses during the cooldown, recovers on success', () => {
-    jest.useFakeTimers({ now: 1_000_000 });
-    const { health: h } = health();
-    h.failed('read', new Error('x'));
-    h.succeeded();
-    h.failed('read', new Error('x'));
-    h.failed('read', new Error('x'));
-    expect(h.available()).toBe(true); // 2 consecutive after a success: still closed
-    h.failed('read', new Error('x'));
-    expect(h.available()).toBe(false);
+  it("skips Redis exactly while the store says the key's server does not answer, counting each skip", () => {
+    const state = health();
+    const h = state.health;
+    // Failures alone never make the cache skip Redis: only the connection's view does.
+    for (let i = 0; i < 10; i++) h.failed('read', new Error('Command timed out'));
+    expect(h.available('a')).toBe(true);
+    state.outage.cause = new Error('down');
+    state.outage.key = 'b';
+    expect([h.available('a'), h.available('b')]).toEqual([true, false]);
+    expect(state.asked).toEqual(['a', 'a', 'b']);
     expect(h.stats.bypassed).toBe(1);
-    jest.advanceTimersByTime(60); // the clock the breaker reads (Date.now), moved past the 50 ms cooldown
-    expect(h.available()).toBe(true); // half-open
-    h.failed('read', new Error('x')); // still failing: re-opens at once
-    expect(h.available()).toBe(false);
-    jest.advanceTimersByTime(60); // the clock the breaker reads (Date.now), moved past the 50 ms cooldown
-    expect(h.available()).toBe(true);
-    h.succeeded();
-    h.failed('read', new Error('x'));
-    expect(h.available()).toBe(true);
-    jest.useRealTimers();
+    state.outage.cause = undefined;
+    expect(h.available('b')).toBe(true);
+    expect(h.stats.bypassed).toBe(1);
   });
 
-  it('closes the breaker (and lets fills write again) as soon as the connection is ready again', () => {
-    jest.useFakeTimers({ now: 1_000_000 });
-    const { health: h } = health({ breakerCooldownMs: 1000 });
-    for (let i = 0; i < 3; i++) h.failed('read', new Error("Stream isn't writeable"));
-    expect(h.available()).toBe(false);
-    expect(h.writable()).toBe(false);
-    jest.advanceTimersByTime(10);
-    h.connectionReady();
-    expect(h.available()).toBe(true);
-    expect(h.writable()).toBe(true);
-    jest.useRealTimers();
+  it('logs a skip like a failure, under the same rate limit: the outage may have been found by another pattern', () => {
+    const { lines, health: h } = health({ cause: new Error('Redis connection "default" is disconnected') });
+    for (let i = 0; i < 50; i++) expect(h.available('k')).toBe(false);
+    expect(h.stats.bypassed).toBe(50);
+    expect(lines).toEqual(['Cache skipped Redis; serving from the source (fail-open): Error: Redis connection "default" is disconnected']);
   });
 });

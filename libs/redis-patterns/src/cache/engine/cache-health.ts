@@ -2,7 +2,6 @@ import { type CacheResult, CacheMetrics } from '../cache.metrics';
 import type { LoggerService } from '@nestjs/common';
 import { redactSecrets } from '../../core/connections/redact';
 import { ThrottledLog } from '../../core/logging/throttled-log';
-import { CircuitBreaker } from '../../core/resilience/circuit-breaker';
 import { RedisRefusedError } from '../../errors/redis-refused.error';
 import type { CacheSettings } from '../cache.options';
 
@@ -30,25 +29,28 @@ export interface CacheStats {
   refreshes: number;
   /** Redis calls that failed or timed out; the caller was served from the source. */
   errors: number;
-  /** Calls that skipped Redis because the breaker was open. */
+  /**
+   * Calls that skipped Redis because its server was known not to answer (the connection's liveness: down from the
+   * first command that went unanswered until a probe answers; on a cluster, per master).
+   */
   bypassed: number;
   /** Results not stored: too large, not serializable, or overtaken by an invalidation. */
   skippedWrites: number;
   /**
    * Commands Redis refused for a configuration reason (`RedisRefusedError`: an ACL without a permission, a disabled
-   * command, a key of another type). Not outages: they neither open the breaker nor count in `errors`, and are logged
-   * at error level.
+   * command, a key of another type). Not outages: they neither take the connection down nor count in `errors`, and
+   * are logged at error level.
    */
   refusals: number;
 }
 
 /**
  * The cache's outage policy (invariant 6: fail open). Every Redis failure counts; the log gets at most one line
- * per `failureLogIntervalMs` (with the number of failures it stands for), not one per request. After
- * `breakerThreshold` consecutive failures the cache stops calling Redis for `breakerCooldownMs`, so callers stop
- * paying the command timeout; after the cooldown calls go through again, and the first success closes the breaker.
- * A refusal (`RedisRefusedError`) is no outage: it is counted in `refusals` and logged at error level, and leaves the
- * breaker alone, as the server is up and answers the commands this connection may run.
+ * per `failureLogIntervalMs` (with the number of failures it stands for), not one per request. Whether Redis answers
+ * is the connection's view, not the cache's (core/connections/connection-liveness.ts): from the first command that
+ * went unanswered until a probe answers, every cache call skips Redis for the source at once — on a cluster, the
+ * calls whose keys the silent master serves — so a miss during an outage costs at most one command deadline, its
+ * read's. A refusal (`RedisRefusedError`) is no outage: it is counted in `refusals` and logged at error level.
  */
 export class CacheHealth {
   readonly stats: CacheStats = {
@@ -65,50 +67,34 @@ export class CacheHealth {
     refusals: 0,
   };
   private readonly metrics = new CacheMetrics();
-  private lastFailureAt = 0;
   private readonly log: ThrottledLog;
   /** Refusals at error level, under their own rate limit: a stream of outage warnings must not hide them. */
   private readonly refusalLog: ThrottledLog;
   private readonly warnedOnce = new Set<string>();
-  private readonly breaker: CircuitBreaker;
 
+  /**
+   * @param outageFor - the store's view of whether the server holding a key answers (see `CacheStore.outageFor`)
+   */
   constructor(
-    private readonly settings: CacheSettings,
+    settings: CacheSettings,
     private readonly logger: LoggerService,
+    private readonly outageFor: (key?: string) => unknown,
   ) {
     this.log = new ThrottledLog(logger, settings.failureLogIntervalMs);
     this.refusalLog = new ThrottledLog(logger, settings.failureLogIntervalMs, 'error');
-    this.breaker = new CircuitBreaker({ threshold: settings.breakerThreshold, cooldownMs: settings.breakerCooldownMs });
   }
 
-  /** False while the breaker is open: the caller skips Redis and goes to the source. */
-  available(): boolean {
-    // Past the cooldown the breaker is half-open: calls go through, and the next failure re-opens it at once.
-    if (!this.breaker.isOpen) return true;
+  /**
+   * False while the server that holds `key` (without `key`: the connection's single server) is known not to
+   * answer: the caller skips Redis and goes to the source, counted in `bypassed` and logged under the same rate
+   * limit as failures (the outage may have been found by another pattern's command).
+   */
+  available(key?: string): boolean {
+    const down = this.outageFor(key);
+    if (down === undefined) return true;
     this.stats.bypassed++;
+    this.log.warn(() => `Cache skipped Redis; serving from the source (fail-open): ${describe(down)}`);
     return false;
-  }
-
-  /**
-   * False while the breaker is open and for one cooldown after any failure: fills and writes (fill lock, tag epochs,
-   * the write) then skip Redis, so a miss during an outage costs one command deadline (its read), not one per step.
-   */
-  writable(): boolean {
-    return this.available() && Date.now() - this.lastFailureAt >= this.settings.breakerCooldownMs;
-  }
-
-  succeeded(): void {
-    this.breaker.succeeded();
-  }
-
-  /**
-   * The connection is ready again (reconnected and answering): close the breaker now. During an outage every call
-   * fails at once and re-opens it, so the last cooldown starts just before the server returns and would otherwise
-   * keep the cache bypassed for up to `breakerCooldownMs` after the connection is back.
-   */
-  connectionReady(): void {
-    this.breaker.close();
-    this.lastFailureAt = 0;
   }
 
   /** Stops reporting metrics (the application is closing). */
@@ -131,8 +117,7 @@ export class CacheHealth {
   }
 
   /**
-   * Records a Redis failure of `operation`; the caller serves from the source. An outage counts towards the breaker;
-   * a refusal ({@link RedisRefusedError}) is a configuration error: counted apart and logged at error level (callers
+   * Records a Redis failure of `operation`; the caller serves from the source. A refusal ({@link RedisRefusedError}) is a configuration error: counted apart and logged at error level (callers
    * of explicit writes rethrow it, see {@link isRefusal}).
    */
   failed(operation: string, error: unknown): void {
@@ -144,8 +129,6 @@ export class CacheHealth {
     }
     this.stats.errors++;
     this.metrics.request('error');
-    this.lastFailureAt = Date.now();
-    this.breaker.failed();
     this.report(`Cache ${operation} failed; serving from the source (fail-open): ${describe(error)}`);
   }
 

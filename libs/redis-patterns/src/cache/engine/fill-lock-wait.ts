@@ -34,11 +34,10 @@ export function waitForFillLock(
 ): Promise<FillAttempt> {
   let mode: FillLockMode = force ? 'lock' : 'entry';
   const attempt = async (): Promise<FillAttempt> => {
-    if (!health.writable()) return FILL_UNAVAILABLE;
+    if (!health.available(entry)) return FILL_UNAVAILABLE;
     try {
       const reply = await store.fillLock(entry, token, lock.lockTtlMs, mode);
       if (force) mode = 'after-holder';
-      health.succeeded();
       return reply.kind === 'busy' ? { kind: 'busy', reason: 'busy', retryAfterMs: reply.lockPttl } : reply;
     } catch (error) {
       health.failed('fill lock', error);

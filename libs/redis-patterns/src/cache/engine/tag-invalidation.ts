@@ -32,7 +32,6 @@ export async function invalidateTags(
         for (const deleted of results) if (deleted) removed++;
       }
     }
-    health.succeeded();
   } catch (error) {
     health.failed('tag invalidation', error);
     if (strict && isRefusal(error)) throw error;

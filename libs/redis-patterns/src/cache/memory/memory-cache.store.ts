@@ -195,9 +195,9 @@ export class MemoryCacheStore implements CacheStore {
     };
   }
 
-  /** Never called: memory is never lost and regained. */
-  onReady(): () => void {
-    return () => undefined;
+  /** Memory always answers. */
+  outageFor(): undefined {
+    return undefined;
   }
 
   private read(entry: string): string | null {

@@ -74,13 +74,12 @@ export class NearCache implements InvalidationSink {
    * both clocks: Redis expires by its wall clock, which a time sync may step forward (see L1Store).
    */
   read(ctx: NearReadContext, entry: string): Promise<FoundEntry | undefined> {
-    if (!this.live || !ctx.health.available()) return ctx.read(entry, true);
+    if (!this.live || !ctx.health.available(entry)) return ctx.read(entry, true);
     const ticket = this.store.begin(entry);
     const sentAt = performance.now();
     const sentAtWall = Date.now();
     return Promise.all([ctx.store.get(entry), ctx.store.pttl(entry)]).then(
       async ([raw, pttl]) => {
-        ctx.health.succeeded();
         const found = raw === null ? undefined : await ctx.interpret(entry, raw, pttl);
         const freshMs = found === undefined || found.stale || pttl < 0 ? 0 : pttl - found.staleMs;
         if (raw !== null && freshMs > 0) {

@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
+import { keySlot } from '../keys/key-slot';
 
 /**
  * One view per connection of whether its server answers, which every pattern reads through the executor: a command
@@ -72,3 +73,71 @@ export class ConnectionLiveness {
 
 /** How often a down connection is probed: a server back is noticed within this. */
 export const PROBE_MS = 250;
+
+/**
+ * The same view on a cluster, per master: a master whose command went unanswered is down for the keys of its slots
+ * only (the others' keys still go to Redis), until it answers again or its slots move to another master.
+ *
+ * A master is named as the client's slot table names it (`host:port`). While one is down, each probe also refreshes
+ * the slot table: the calls refused for it are never sent, so the client would otherwise not learn of a failover
+ * from their redirections, and the keys of a promoted replica's slots go to it as soon as the table says so. A
+ * master that serves no slot any more (failed over, left the cluster) stops being probed.
+ */
+export class ClusterLiveness {
+  /** The masters known down; empty in normal operation, so a call pays one size check. */
+  private readonly down = new Map<string, ConnectionLiveness>();
+
+  constructor(private readonly cluster: Cluster) {}
+
+  /** The master serving `key`'s slot, as the client's slot table has it (undefined before the table is loaded). */
+  nodeOf(key: string): string | undefined {
+    return this.cluster.slots[keySlot(key)]?.[0];
+  }
+
+  /** While the master serving `key` is known not to answer, the error that took it down. */
+  outageFor(key: string): unknown {
+    if (this.down.size === 0) return undefined;
+    const node = this.nodeOf(key);
+    return node === undefined ? undefined : this.causeOf(node);
+  }
+
+  /** While master `node` is known not to answer, the error that took it down. */
+  causeOf(node: string): unknown {
+    if (this.down.size === 0) return undefined;
+    const view = this.down.get(node);
+    if (view === undefined) return undefined;
+    if (view.isDown) return view.cause;
+    this.down.delete(node);
+    return undefined;
+  }
+
+  /** A command sent to master `node` went without an answer (`cause`). */
+  wentDown(node: string, cause: unknown): void {
+    let view = this.down.get(node);
+    if (view === undefined) {
+      view = new ConnectionLiveness(
+        () => this.probe(node),
+        () => this.cluster.status === 'end' || !this.servesSlots(node),
+      );
+      this.down.set(node, view);
+    }
+    view.wentDown(cause);
+  }
+
+  /** Master `node` answered a command. */
+  answered(node: string): void {
+    if (this.down.size === 0) return;
+    this.down.get(node)?.cameBack();
+    this.down.delete(node);
+  }
+
+  private probe(node: string): Promise<unknown> {
+    this.cluster.refreshSlotsCache();
+    const client = this.cluster.nodes('master').find(({ options }) => `${options.host}:${options.port}` === node);
+    return client ? client.ping() : Promise.reject(new Error(`${node} is not a master of the cluster client`));
+  }
+
+  private servesSlots(node: string): boolean {
+    return this.cluster.slots.some((nodes) => nodes?.[0] === node);
+  }
+}

@@ -15,12 +15,14 @@ export class ThrottledLog {
     private readonly level: 'warn' | 'error' = 'warn',
   ) {}
 
-  warn(message: string): void {
+  /** `message` may be a function, called only when a line is written (a call that is only counted builds nothing). */
+  warn(message: string | (() => string)): void {
     const now = Date.now();
     if (now - this.lastAt < this.intervalMs) {
       this.suppressed++;
       return;
     }
+    if (typeof message === 'function') message = message();
     const more = this.suppressed ? ` (${this.suppressed} more since the last report)` : '';
     this.lastAt = now;
     this.suppressed = 0;

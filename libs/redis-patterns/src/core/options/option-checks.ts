@@ -55,10 +55,19 @@ const RENAMED_IN_1_0: Readonly<Record<string, string>> = {
   name: 'resource',
 };
 
+/** Options of 0.x that 1.0 removed, with what replaces them: the startup error says so. */
+const REMOVED_IN_1_0: Readonly<Record<string, string>> = {
+  breakerThreshold: "no option: the connection's liveness skips Redis from the first unanswered command (docs/caching.md)",
+  breakerCooldownMs: "no option: the connection's liveness skips Redis until a probe answers, every 250 ms (docs/caching.md)",
+};
+
 /** Unknown keys are rejected so that a typo (`defaultTTL`) fails loudly instead of being ignored. */
 export function checkKnownKeys(value: Record<string, unknown>, path: string, allowed: readonly string[]): void {
   for (const key of Object.keys(value)) {
     if (allowed.includes(key)) continue;
+    if (Object.hasOwn(REMOVED_IN_1_0, key)) {
+      throw new InvalidOptionsError(path ? `${path}.${key}` : key, REMOVED_IN_1_0[key], 'an option removed in 1.0');
+    }
     const renamed = Object.hasOwn(RENAMED_IN_1_0, key) ? RENAMED_IN_1_0[key] : undefined;
     const expected =
       renamed !== undefined && allowed.includes(renamed)

@@ -21,6 +21,7 @@ export interface GroupSender {
     queue?: ReplyWindow,
     target?: Redis,
     calls?: number,
+    node?: string,
   ): Promise<TReply>;
   /** A GET on its own. */
   get(key: string): Promise<unknown>;
@@ -72,11 +73,11 @@ export function sendServerGroup(sender: GroupSender, { kind, calls }: WaitingGro
  */
 export function sendLaneGroup(sender: GroupSender, lane: NodeLane, { kind: script, calls }: WaitingGroup<RedisScript<unknown>>): void {
   const alone = (call: (typeof calls)[number]) =>
-    sender.evalsha(script.single, call.keys, call.args, lane.queue).then(call.resolve, call.reject);
+    sender.evalsha(script.single, call.keys, call.args, lane.queue, undefined, 1, lane.node).then(call.resolve, call.reject);
   if (calls.length === 1) return void alone(calls[0]);
   const batch = batchOf(script, calls);
   const args: RedisArg[] = [batch.keys.length, ...batch.keys, ...batch.args];
-  sender.evalsha<unknown[]>(crossSlotFormOf(script), [], args, lane.queue, lane.client, calls.length).then(
+  sender.evalsha<unknown[]>(crossSlotFormOf(script), [], args, lane.queue, lane.client, calls.length, lane.node).then(
     (replies) =>
       settleEach(script.name, calls, replies, (call, error) => {
         if (NOT_SERVED_HERE.test(error.message)) void alone(call);

@@ -1,16 +1,17 @@
 import type { Cluster, Redis } from 'ioredis';
 import { CoalescingQueue, IN_FLIGHT_WINDOW, type WaitingGroup } from './coalescing-queue';
 import type { RedisScript } from './redis-script';
-import { keySlot } from '../keys/key-slot';
 
 /** One cluster master as the executor sees it: its own connection and its share of the window of outstanding calls. */
 export interface NodeLane {
+  /** The master as the client's slot table names it (`host:port`). */
+  readonly node: string;
   readonly client: Redis;
   readonly queue: CoalescingQueue<RedisScript<unknown>>;
 }
 
 /**
- * The masters of a cluster, found by slot from the client's own slot table (`Cluster.slots`, which ioredis keeps
+ * The masters of a cluster, named as the client's own slot table names them (`Cluster.slots`, which ioredis keeps
  * current on MOVED and on its periodic refresh). Calls coalesce per node, not per slot: with distinct identities
  * almost every call has its own slot, so per-slot groups would be groups of one.
  *
@@ -26,13 +27,11 @@ export class NodeLanes {
   ) {}
 
   /**
-   * The lane of the node serving `key`'s slot, if the slot table names one the client is connected to. A node that
-   * is not ready (reconnecting, or dropped from the cluster client's pool after a failover) has no lane: its calls go
+   * The lane of master `nodeKey` (as the slot table names it), if the client is connected to it. A node that is not
+   * ready (reconnecting, or dropped from the cluster client's pool after a failover) has no lane: its calls go
    * through the cluster client, which knows where the slot went.
    */
-  of(key: string): NodeLane | undefined {
-    const nodeKey = this.cluster.slots[keySlot(key)]?.[0];
-    if (nodeKey === undefined) return undefined;
+  at(nodeKey: string): NodeLane | undefined {
     const lane = this.lanes.get(nodeKey) ?? this.open(nodeKey);
     return lane?.client.status === 'ready' ? lane : undefined;
   }
@@ -55,6 +54,7 @@ export class NodeLanes {
       if (this.lanes.get(nodeKey) === lane) this.lanes.delete(nodeKey);
     });
     const lane: NodeLane = {
+      node: nodeKey,
       client,
       queue: new CoalescingQueue<RedisScript<unknown>>((group) => this.sendGroup(lane, group), window),
     };

@@ -5,7 +5,7 @@ import { type GroupSender, sendLaneGroup, sendServerGroup, type ServerGroupKind 
 import { NodeLanes } from './node-lanes';
 import { type RedisScript, type ScriptText, shapeMismatch } from './redis-script';
 import { outageReason } from './outage-reason';
-import { ConnectionLiveness } from '../connections/connection-liveness';
+import { ClusterLiveness, ConnectionLiveness } from '../connections/connection-liveness';
 import { wasRefused } from './was-refused';
 import { RedisRefusedError } from '../../errors/redis-refused.error';
 import { RedisUnavailableError } from '../../errors/redis-unavailable.error';
@@ -40,10 +40,12 @@ export class RedisExecutor {
    */
   lastRefusal?: RedisRefusedError;
   /**
-   * Whether this connection's server answers (a single server or a Sentinel group; a cluster's nodes come and go on
-   * their own, and ioredis routes around them). While it is down, calls fail at once without being sent.
+   * Whether this connection's server answers (a single server or a Sentinel group): while it is down, calls fail at
+   * once without being sent. On a cluster, {@link nodes} holds the same view per master.
    */
-  readonly liveness?: ConnectionLiveness;
+  private readonly liveness?: ConnectionLiveness;
+  /** On a cluster, whether each master answers: the calls for a master known down fail at once, the others go. */
+  private readonly nodes?: ClusterLiveness;
   private readonly isCluster: boolean;
   private readonly queue: CoalescingQueue<ServerGroupKind>;
   /** On a cluster, one lane per master: calls coalesce per node. */
@@ -55,15 +57,29 @@ export class RedisExecutor {
   private constructor(readonly client: RedisClient) {
     this.isCluster = (client as Cluster).isCluster === true;
     const sender: GroupSender = {
-      evalsha: (script, keys, args, queue, target, calls) => this.evalsha(script, keys, args, queue, target, calls),
+      evalsha: (script, keys, args, queue, target, calls, node) => this.evalsha(script, keys, args, queue, target, calls, node),
       get: (key) => this.call('get', key),
       mget: (keys) => this.settled('mget', this.client.call('mget', ...keys) as Promise<unknown[]>, keys.length),
       failed: (command, error) => this.failed(command, error),
       crossSlotRefused: () => (this.crossSlotBatches = false),
     };
     this.queue = new CoalescingQueue<ServerGroupKind>((group) => sendServerGroup(sender, group));
-    if (this.isCluster) this.lanes = new NodeLanes(client as Cluster, (lane, group) => sendLaneGroup(sender, lane, group));
-    else this.liveness = ConnectionLiveness.watching(client as Redis);
+    if (this.isCluster) {
+      this.lanes = new NodeLanes(client as Cluster, (lane, group) => sendLaneGroup(sender, lane, group));
+      this.nodes = new ClusterLiveness(client as Cluster);
+    } else {
+      this.liveness = ConnectionLiveness.watching(client as Redis);
+    }
+  }
+
+  /**
+   * While the server that serves `key` is known not to answer — the connection's server, or on a cluster the master
+   * of `key`'s slot (without `key`: none) — the error that took it down; a call for it would fail at once. Patterns
+   * read it to apply their outage policy without building a call.
+   */
+  outageFor(key?: string): unknown {
+    if (this.liveness) return this.liveness.cause;
+    return key === undefined ? undefined : this.nodes?.outageFor(key);
   }
 
   /** The executor of a client (one per client, so the calls of every caller on that connection coalesce). */
@@ -84,8 +100,11 @@ export class RedisExecutor {
     if (mismatch) return Promise.reject(new TypeError(mismatch));
     if (this.liveness?.isDown) return this.unsent('evalsha');
     if (this.lanes && keys.length > 0) {
-      const lane = this.crossSlotBatches ? this.lanes.of(keys[0]) : undefined;
-      if (!lane || lane.queue.open) return this.evalsha<TReply>(script.single, keys, args, lane?.queue);
+      const node = this.nodes!.nodeOf(keys[0]);
+      if (node === undefined) return this.evalsha<TReply>(script.single, keys, args);
+      if (this.nodes!.causeOf(node) !== undefined) return this.unsent('evalsha', node);
+      const lane = this.crossSlotBatches ? this.lanes.at(node) : undefined;
+      if (!lane || lane.queue.open) return this.evalsha<TReply>(script.single, keys, args, lane?.queue, undefined, 1, node);
       return lane.queue.add<TReply>(script.commandName, script, keys, args);
     }
     if (this.queue.open) return this.evalsha<TReply>(script.single, keys, args);
@@ -127,7 +146,12 @@ export class RedisExecutor {
   /** GET; on a single server, reads that wait behind outstanding replies share one MGET. */
   read(key: string): Promise<string | null> {
     if (this.liveness?.isDown) return this.unsent('get');
-    if (this.isCluster || this.queue.open) return this.call<string | null>('get', key);
+    if (this.nodes) {
+      const node = this.nodes.nodeOf(key);
+      if (node !== undefined && this.nodes.causeOf(node) !== undefined) return this.unsent('get', node);
+      return this.send<string | null>('get', [key], node);
+    }
+    if (this.queue.open) return this.call<string | null>('get', key);
     return this.queue.add<string | null>('read', 'read', [key], []);
   }
 
@@ -141,16 +165,7 @@ export class RedisExecutor {
   /** A plain command (`name` as Redis spells it); array arguments are flattened into the command. */
   call<TReply>(name: string, ...args: Array<RedisArg | readonly RedisArg[]>): Promise<TReply> {
     if (this.liveness?.isDown) return this.unsent(name);
-    this.flushWaiting();
-    const reply = this.client.call(name, ...(args as RedisArg[])) as Promise<TReply>;
-    if (!this.isCluster) return this.settled(name, reply);
-    return this.settled(
-      name,
-      reply.catch((error: unknown) => {
-        if (!wasRefused(error)) throw error;
-        return alone<TReply>(this.client, name, args);
-      }),
-    );
+    return this.send<TReply>(name, args);
   }
 
   /**
@@ -164,9 +179,26 @@ export class RedisExecutor {
     return this.settled(name, alone<TReply>(this.client, name, args, BINARY));
   }
 
+  // A plain command after the calls waiting before it; on a cluster, `node` is the master it is for, when known.
+  private send<TReply>(name: string, args: Array<RedisArg | readonly RedisArg[]>, node?: string): Promise<TReply> {
+    this.flushWaiting();
+    const reply = this.client.call(name, ...(args as RedisArg[])) as Promise<TReply>;
+    if (!this.isCluster) return this.settled(name, reply);
+    return this.settled(
+      name,
+      reply.catch((error: unknown) => {
+        if (!wasRefused(error)) throw error;
+        return alone<TReply>(this.client, name, args);
+      }),
+      1,
+      node,
+    );
+  }
+
   // The one script path. NOSCRIPT means the script did not run: sending its text is safe for writes too. One reply
   // handler (no wrapper promise per layer): a lone call costs what a hand-written EVALSHA does. `queue` counts the
-  // reply in its connection's window; `target` is a cluster node for a cross-slot batch.
+  // reply in its connection's window; `target` is a cluster node for a cross-slot batch; `node` the cluster master
+  // the call is for, whose liveness its outcome updates.
   private evalsha<TReply>(
     script: ScriptText,
     keys: readonly string[],
@@ -174,12 +206,17 @@ export class RedisExecutor {
     queue: ReplyWindow = this.queue,
     target: RedisClient = this.client,
     calls = 1,
+    node?: string,
   ): Promise<TReply> {
     const argv: RedisArg[] = [script.sha, keys.length];
     for (const key of keys) argv.push(key);
     for (const arg of args) argv.push(arg);
+    // A lane's window belongs to one master, so its one-call handlers are made once; the shared window's calls on a
+    // cluster each name their own master.
     const { answered, failed } = (
-      calls === 1 ? this.oneCallReplies(queue) : this.replyHandlers(queue, calls)
+      calls === 1 && (node === undefined || queue !== this.queue)
+        ? this.oneCallReplies(queue, node)
+        : this.replyHandlers(queue, calls, node)
     ) as ScriptReplyHandlers<TReply>;
     queue.sent(calls);
     return alone<TReply>(target, 'evalsha', argv).then(answered, (error: unknown) => {
@@ -191,25 +228,31 @@ export class RedisExecutor {
   }
 
   // The reply handlers of a one-call command, made once per window: no closure per call.
-  private oneCallReplies(queue: ReplyWindow): ScriptReplyHandlers {
+  private oneCallReplies(queue: ReplyWindow, node?: string): ScriptReplyHandlers {
     let handlers = this.scriptReplies.get(queue);
-    if (!handlers) this.scriptReplies.set(queue, (handlers = this.replyHandlers(queue, 1)));
+    if (!handlers) this.scriptReplies.set(queue, (handlers = this.replyHandlers(queue, 1, node)));
     return handlers;
   }
 
-  private replyHandlers(queue: ReplyWindow, calls: number): ScriptReplyHandlers {
+  private replyHandlers(queue: ReplyWindow, calls: number, node?: string): ScriptReplyHandlers {
     return {
       answered: (value) => {
         queue.answered(calls);
-        if (this.liveness?.isDown) this.liveness.cameBack();
-        if (this.lastRefusal?.command === 'evalsha') this.lastRefusal = undefined;
+        this.answered('evalsha', node);
         return value;
       },
       failed: (error) => {
         queue.answered(calls);
-        throw this.failed('evalsha', error);
+        throw this.failed('evalsha', error, node);
       },
     };
+  }
+
+  // A reply came (from cluster master `node`, when known): the server answers.
+  private answered(command: string, node?: string): void {
+    if (this.liveness?.isDown) this.liveness.cameBack();
+    if (node !== undefined) this.nodes?.answered(node);
+    if (this.lastRefusal?.command === command) this.lastRefusal = undefined;
   }
 
   // Sends every waiting call (before a command that must not overtake them).
@@ -221,19 +264,18 @@ export class RedisExecutor {
   // Every other command's reply passes here. With the script path above, the one place that counts the replies
   // outstanding (adaptive batching reads it) and sees a command fail — no answer, or no connection to send it on
   // (see outage-reason.ts), or a configuration refusal — for every pattern.
-  private settled<TReply>(command: string, reply: Promise<TReply>, calls = 1): Promise<TReply> {
+  private settled<TReply>(command: string, reply: Promise<TReply>, calls = 1, node?: string): Promise<TReply> {
     const queue = this.queue;
     queue.sent(calls);
     return reply.then(
       (value) => {
         queue.answered(calls);
-        if (this.liveness?.isDown) this.liveness.cameBack();
-        if (this.lastRefusal?.command === command) this.lastRefusal = undefined;
+        this.answered(command, node);
         return value;
       },
       (error: unknown): never => {
         queue.answered(calls);
-        throw this.failed(command, error);
+        throw this.failed(command, error, node);
       },
     );
   }
@@ -241,14 +283,16 @@ export class RedisExecutor {
   /**
    * What a failed command rejects with: an outage (no answer, or no connection to send it on) becomes
    * {@link RedisUnavailableError} naming the connection, configuration replies become {@link RedisRefusedError};
-   * anything else (a script's error, a reply) is returned unchanged.
+   * anything else (a script's error, a reply) is returned unchanged. An outage takes the connection down, or on a
+   * cluster master `node` (when the call was for a known master).
    */
-  failed(command: string, error: unknown): unknown {
+  failed(command: string, error: unknown, node?: string): unknown {
     if (error instanceof RedisUnavailableError) return error;
     const reason = outageReason(error);
     if (reason !== undefined) {
       const unavailable = unavailableError(this.client, this.connection, command, reason, error);
       this.liveness?.wentDown(unavailable);
+      if (node !== undefined) this.nodes?.wentDown(node, unavailable);
       if (unavailable.mayHaveRun) this.onTimeout?.();
       return unavailable;
     }
@@ -257,10 +301,10 @@ export class RedisExecutor {
     return classified;
   }
 
-  // A call refused while the connection is down: never sent.
-  private unsent<TReply>(command: string): Promise<TReply> {
+  // A call refused while the connection (or on a cluster, master `node`) is down: never sent.
+  private unsent<TReply>(command: string, node?: string): Promise<TReply> {
     // Its cause is what took the connection down (ioredis' own error, as for a call that was sent).
-    const down = this.liveness?.cause;
+    const down = node === undefined ? this.liveness?.cause : this.nodes?.causeOf(node);
     const cause = down instanceof RedisUnavailableError ? down.cause : down;
     return Promise.reject(unavailableError(this.client, this.connection, command, 'disconnected', cause));
   }

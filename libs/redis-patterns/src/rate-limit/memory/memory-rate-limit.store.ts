@@ -30,7 +30,9 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return Promise.resolve();
   }
 
-  readonly outage = undefined;
+  outageFor(): undefined {
+    return undefined;
+  }
 
   /** Memory is never unreachable. */
   isOutage(): boolean {
