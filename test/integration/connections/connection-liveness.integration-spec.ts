@@ -107,7 +107,7 @@ describe('connection liveness on a cluster: one view per master', () => {
   let nest: INestApplication;
 
   beforeAll(async () => {
-    cluster = await startRedisCluster({ masters: 3, startTimeoutMs: 30_000 });
+    cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 1, startTimeoutMs: 30_000 });
     const moduleRef = await Test.createTestingModule({
       imports: [
         RedisPatternsModule.forRoot({
@@ -187,4 +187,29 @@ describe('connection liveness on a cluster: one view per master', () => {
     );
     await expect(executor.read(onFrozen[0])).resolves.toBeNull();
   }, 30_000);
+
+  it("a killed master's keys go to its promoted replica without a restart: the probe refreshes the slot table", async () => {
+    const client = nest.get(RedisConnections).get() as Cluster;
+    const executor = RedisExecutor.of(client);
+    const key = 'liveness-failover-key';
+    const owner = client.slots[keySlot(key)]?.[0];
+    const master = cluster.servers.find((server) => `127.0.0.1:${server.port}` === owner);
+    expect(master).toBeDefined();
+    await executor.run(PROBE_SCRIPT, [key], []);
+
+    await master!.kill();
+    // The cluster promotes the replica once the node timeout (2 s) passes; until then the key's calls fail (at once
+    // after the first). Then they go to the new master: nothing stays refused for a master that serves no slot.
+    await waitFor(
+      () =>
+        executor.run(PROBE_SCRIPT, [key], []).then(
+          () => true,
+          () => false,
+        ),
+      20_000,
+      () => `the key's calls to reach the promoted replica (slot owner ${client.slots[keySlot(key)]?.[0]})`,
+    );
+    expect(client.slots[keySlot(key)]?.[0]).not.toBe(owner);
+    expect(executor.outageFor(key)).toBeUndefined();
+  }, 40_000);
 });
