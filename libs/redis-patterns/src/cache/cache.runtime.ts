@@ -42,7 +42,7 @@ export class CacheRuntime implements OnModuleInit, BeforeApplicationShutdown {
   ) {
     this.keys = new CacheKeys(keyBuilder);
     const logger = options.logger ?? new Logger(CACHE_LOG_CONTEXT);
-    this.engine = new CacheEngine(store, new CacheHealth(this.settings, logger, (key) => store.outageFor(key)), this.settings);
+    this.engine = new CacheEngine(store, new CacheHealth(this.settings, logger, store), this.settings);
     const { defaultTtlMs, jitter, nearCache, graceMs, softTimeoutMs, hardTimeoutMs } = this.settings;
     this.defaults = { ttlMs: defaultTtlMs, jitter, near: nearCache.enabled, graceMs, softTimeoutMs, hardTimeoutMs };
     this.near = new NearCache(this.settings.nearCache, store);

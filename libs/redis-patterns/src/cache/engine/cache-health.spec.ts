@@ -10,9 +10,11 @@ function health(outage: { cause?: unknown; key?: string } = {}) {
     lines,
     asked,
     outage,
-    health: new CacheHealth(resolveCacheSettings({ failureLogIntervalMs: 60_000 }), logger, (key) => {
-      asked.push(key);
-      return outage.key === undefined || outage.key === key ? outage.cause : undefined;
+    health: new CacheHealth(resolveCacheSettings({ failureLogIntervalMs: 60_000 }), logger, {
+      outageFor: (key) => {
+        asked.push(key);
+        return outage.key === undefined || outage.key === key ? outage.cause : undefined;
+      },
     }),
   };
 }

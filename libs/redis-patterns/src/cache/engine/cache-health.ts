@@ -4,6 +4,7 @@ import { redactSecrets } from '../../core/connections/redact';
 import { ThrottledLog } from '../../core/logging/throttled-log';
 import { RedisRefusedError } from '../../errors/redis-refused.error';
 import type { CacheSettings } from '../cache.options';
+import type { CacheStore } from '../cache.store';
 
 /** How many distinct one-time warnings are remembered; past it they go through the rate-limited log. */
 const MAX_ONCE_WARNINGS = 1000;
@@ -72,13 +73,11 @@ export class CacheHealth {
   private readonly refusalLog: ThrottledLog;
   private readonly warnedOnce = new Set<string>();
 
-  /**
-   * @param outageFor - the store's view of whether the server holding a key answers (see `CacheStore.outageFor`)
-   */
+  /** @param store - whose view of whether the server holding a key answers the cache reads (`outageFor`) */
   constructor(
     settings: CacheSettings,
     private readonly logger: LoggerService,
-    private readonly outageFor: (key?: string) => unknown,
+    private readonly store: Pick<CacheStore, 'outageFor'>,
   ) {
     this.log = new ThrottledLog(logger, settings.failureLogIntervalMs);
     this.refusalLog = new ThrottledLog(logger, settings.failureLogIntervalMs, 'error');
@@ -90,7 +89,7 @@ export class CacheHealth {
    * limit as failures (the outage may have been found by another pattern's command).
    */
   available(key?: string): boolean {
-    const down = this.outageFor(key);
+    const down = this.store.outageFor(key);
     if (down === undefined) return true;
     this.stats.bypassed++;
     this.log.warn(() => `Cache skipped Redis; serving from the source (fail-open): ${describe(down)}`);
