@@ -4,6 +4,7 @@
 // scenario of test/package/scenario.cjs in each. The apps span both ends of the peer ranges and both module systems.
 // The TypeScript apps also type-check every file of docs/examples as their own code (a CommonJS and an ES module
 // consumer, importing 'nestjs-redis-patterns' from the tarball), so what the docs print compiles where users paste it.
+// PACKAGE_APPS=<dir>[,<dir>] runs only those apps (the server matrix runs the smoke app against each server build).
 'use strict';
 const { execFileSync, spawnSync } = require('node:child_process');
 const { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } = require('node:fs');
@@ -14,11 +15,17 @@ const root = path.resolve(__dirname, '..');
 const libDir = path.join(root, 'libs/redis-patterns');
 const fixtures = path.join(root, 'test/package');
 const docExamples = path.join(root, 'docs/examples');
-const APPS = [
+const ALL_APPS = [
   { dir: 'cjs-nest11-express', build: true, main: 'dist/main.js', examples: true },
   { dir: 'esm-nest12-fastify', build: true, main: 'dist/main.js', examples: true },
   { dir: 'js-esm-nest12', build: false, main: 'main.mjs' },
 ];
+const only = process.env.PACKAGE_APPS?.split(',').map((dir) => dir.trim());
+const APPS = only ? ALL_APPS.filter((app) => only.includes(app.dir)) : ALL_APPS;
+if (only && APPS.length !== only.length) {
+  console.error(`PACKAGE_APPS names an unknown app: ${only.join(', ')} (known: ${ALL_APPS.map((app) => app.dir).join(', ')})`);
+  process.exit(1);
+}
 const STEP_TIMEOUT_MS = 5 * 60_000;
 
 function run(command, args, cwd) {
