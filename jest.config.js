@@ -16,6 +16,7 @@ module.exports = {
     '^nestjs-redis-patterns/testing$': '<rootDir>/libs/redis-patterns/src/testing',
     '^nestjs-redis-patterns/adapters$': '<rootDir>/libs/redis-patterns/src/adapters',
     '^nestjs-redis-patterns/doctor$': '<rootDir>/libs/redis-patterns/src/doctor',
+    '^nestjs-redis-patterns/health$': '<rootDir>/libs/redis-patterns/src/health',
     '^@app/redis-patterns$': '<rootDir>/libs/redis-patterns/src',
     '^@app/redis-patterns/(.*)$': '<rootDir>/libs/redis-patterns/src/$1',
   },

@@ -1,4 +1,4 @@
-import type { RedisPatternsHealthIndicator } from 'nestjs-redis-patterns';
+import type { RedisPatternsHealthIndicator } from 'nestjs-redis-patterns/health';
 
 /** What a status page or a probe of yours asks the indicator (it is injectable: take it in a constructor). */
 export async function probe(health: RedisPatternsHealthIndicator) {

@@ -11,7 +11,7 @@ const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
 const dist = path.join(root, 'dist');
-const ENTRIES = ['index', 'testing/index', 'adapters/index', 'doctor/index'];
+const ENTRIES = ['index', 'testing/index', 'adapters/index', 'doctor/index', 'health/index'];
 
 rmSync(dist, { recursive: true, force: true });
 const tsc = (...args) =>

@@ -50,4 +50,3 @@ export * from './leader-election/index';
 export * from './idempotency/index';
 export * from './messaging/index';
 export * from './structures/index';
-export * from './health/index';

@@ -1,11 +1,7 @@
 import { Test } from '@nestjs/testing';
 import { Redis } from 'ioredis';
-import {
-  RedisPatternsHealthIndicator,
-  RedisPatternsModule,
-  type RedisPatternsModuleOptions,
-  RedisRefusedError,
-} from 'nestjs-redis-patterns';
+import { RedisPatternsModule, type RedisPatternsModuleOptions, RedisRefusedError } from 'nestjs-redis-patterns';
+import { RedisPatternsHealthIndicator } from 'nestjs-redis-patterns/health';
 import { freeLoopbackPort, uniquePrefix, waitFor } from '../../support/redis-env';
 import { type AclUser, createAclUser } from './acl-user';
 

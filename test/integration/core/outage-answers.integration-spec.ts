@@ -10,7 +10,6 @@ import {
   RateLimit,
   RateLimiterService,
   RedisConnections,
-  RedisPatternsHealthIndicator,
   RedisPatternsModule,
   RedisUnavailableError,
   SessionStore,
@@ -18,6 +17,7 @@ import {
   UniqueCounter,
   WithLock,
 } from 'nestjs-redis-patterns';
+import { RedisPatternsHealthIndicator } from 'nestjs-redis-patterns/health';
 import { privateServer, type RedisServerProcess, uniquePrefix, waitFor } from '../../support/redis-env';
 
 const TIMEOUT_MS = 300;

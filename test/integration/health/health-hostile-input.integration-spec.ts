@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { LockService, RedisHealthCheckError, RedisPatternsHealthIndicator, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { LockService, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { RedisHealthCheckError, RedisPatternsHealthIndicator } from 'nestjs-redis-patterns/health';
 import { type AclUser, createAclUser } from '../connections/acl-user';
 import { uniquePrefix } from '../../support/redis-env';
 

@@ -1,7 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Redis } from 'ioredis';
-import { RedisHealthCheckError, RedisPatternsHealthIndicator, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { RedisPatternsModule } from 'nestjs-redis-patterns';
+import { RedisHealthCheckError, RedisPatternsHealthIndicator } from 'nestjs-redis-patterns/health';
 import { startApp, STRUCTURE_TOPOLOGIES } from '../structures/structures-app';
 import { connectionFor, privateServer, type RedisServerProcess, uniquePrefix } from '../../support/redis-env';
 

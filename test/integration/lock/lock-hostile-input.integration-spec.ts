@@ -5,12 +5,12 @@ import {
   LeaderElection,
   LockNotAcquiredError,
   LockService,
-  RedisPatternsHealthIndicator,
   RedisRefusedError,
   SemaphoreService,
   WithLock,
   WithPermit,
 } from 'nestjs-redis-patterns';
+import { RedisPatternsHealthIndicator } from 'nestjs-redis-patterns/health';
 import { type AclUser, createAclUser } from '../connections/acl-user';
 import { uniquePrefix } from '../../support/redis-env';
 import { startLockApp } from './lock-test-app';

@@ -12,7 +12,6 @@ import {
   PubSubService,
   RateLimiterService,
   RedisConnections,
-  RedisPatternsHealthIndicator,
   RedisPatternsModule,
   SemaphoreService,
   SessionStore,
@@ -20,6 +19,7 @@ import {
   UniqueCounter,
   WriteBehindService,
 } from 'nestjs-redis-patterns';
+import { RedisPatternsHealthIndicator } from 'nestjs-redis-patterns/health';
 import { rawClient, uniquePrefix, waitFor } from '../../support/redis-env';
 
 /**

@@ -6,10 +6,10 @@ import {
   NoRedisInMemoryModeError,
   RateLimiterService,
   RedisConnections,
-  RedisPatternsHealthIndicator,
   RedisPatternsModule,
   type RedisPatternsModuleOptions,
 } from 'nestjs-redis-patterns';
+import { RedisPatternsHealthIndicator } from 'nestjs-redis-patterns/health';
 import { clearKeys } from 'nestjs-redis-patterns/testing';
 import { RecordingLogger } from '../../contexts/recording-logger';
 

@@ -1,5 +1,5 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
-import { RedisPatternsHealthIndicator, type RedisHealthResult } from 'nestjs-redis-patterns';
+import { RedisPatternsHealthIndicator, type RedisHealthResult } from 'nestjs-redis-patterns/health';
 
 @Controller('health')
 export class HealthController {

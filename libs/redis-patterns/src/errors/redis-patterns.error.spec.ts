@@ -1,7 +1,11 @@
 import { UncacheableArgumentError } from '../cache/advisors/uncacheable-argument.error';
-import * as api from '../index';
+import * as root from '../index';
+import * as health from '../health/index';
 import { QuorumUnreachableError } from '../lease/quorum-lease.store';
 import { type AnsweredRedisPatternsError, RedisPatternsError } from './redis-patterns.error';
+
+// The package's entries that export error classes: the root and the health indicator's subpath.
+const api = { ...root, ...health };
 
 const decision = { allowed: false, limit: 1, remaining: 0, resetMs: 1000, retryAfterMs: 250 } as never;
 

@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { Controller, Get, Module, Param, Post, ServiceUnavailableException } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Redis } from 'ioredis';
-import { Cacheable, LockService, RateLimit, RedisPatternsHealthIndicator, RedisPatternsModule, WithLock } from 'nestjs-redis-patterns';
+import { Cacheable, LockService, RateLimit, RedisPatternsModule, WithLock } from 'nestjs-redis-patterns';
+import { RedisPatternsHealthIndicator } from 'nestjs-redis-patterns/health';
 import { startTestRedis } from 'nestjs-redis-patterns/testing';
 import { RedisPatternsKeyvStore, RedisPatternsThrottlerStorage } from 'nestjs-redis-patterns/adapters';
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -3,7 +3,8 @@ import { Controller, Get, Module, Param, Post, ServiceUnavailableException } fro
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Redis } from 'ioredis';
-import { Cacheable, LockService, RateLimit, RedisPatternsHealthIndicator, RedisPatternsModule, WithLock } from 'nestjs-redis-patterns';
+import { Cacheable, LockService, RateLimit, RedisPatternsModule, WithLock } from 'nestjs-redis-patterns';
+import { RedisPatternsHealthIndicator } from 'nestjs-redis-patterns/health';
 import { startTestRedis } from 'nestjs-redis-patterns/testing';
 import scenario from '../scenario.cjs';
 
