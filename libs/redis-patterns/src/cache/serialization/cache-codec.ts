@@ -1,7 +1,7 @@
 import { decodeValue, encodeValue } from './value-codec';
 
 /**
- * How cached values become what Redis stores, and back: JSON by default ({@link JSON_CACHE_CODEC}), or your own —
+ * How cached values become what Redis stores, and back: JSON by default (`JSON_CACHE_CODEC`), or your own —
  * MessagePack, a schema-based format — per module (`cache.codec`) or per decorator and call (`codec`). Each entry
  * records its codec's `format`, so a reader decodes it with the codec that wrote it (readers must know it: the
  * module's `cache.codec`, `cache.codecs`, or a decorator's), and an entry of an unknown format is a miss.
