@@ -2,6 +2,34 @@ import type { Cluster, Redis } from 'ioredis';
 import { keySlot } from '../keys/key-slot';
 
 /**
+ * Whether the server behind a key answers, as the executor reads and feeds it. A single server (or a Sentinel group)
+ * is one server for every key; a cluster has one per master. Both are the same view to the executor: a single
+ * connection is a cluster of one master.
+ */
+export interface ServerLiveness {
+  /**
+   * The server that serves `key`: the connection's one server, or on a cluster the master of `key`'s slot (undefined
+   * before the slot table is loaded). Without `key`: the connection's one server; none on a cluster.
+   */
+  serverOf(key?: string): string | undefined;
+  // The three below take the server a call was for; undefined (a cluster call whose master is not known) is no server.
+  /** While `server` is known not to answer, the error that took it down. */
+  causeOf(server: string | undefined): unknown;
+  /** A command sent to `server` went without an answer (`cause`): fail its next calls at once, probe until it answers. */
+  wentDown(server: string | undefined, cause: unknown): void;
+  /** `server` answered a command. */
+  answered(server: string | undefined): void;
+}
+
+/** How a single connection names its one server. */
+const ONE_SERVER = 'server';
+
+/** The view of a connection: a single server or Sentinel group ({@link ConnectionLiveness}), or each master of a cluster. */
+export function livenessOf(client: Redis | Cluster): ServerLiveness {
+  return (client as Cluster).isCluster === true ? new ClusterLiveness(client as Cluster) : ConnectionLiveness.watching(client as Redis);
+}
+
+/**
  * One view per connection of whether its server answers, which every pattern reads through the executor: a command
  * that went without an answer (its deadline passed, its socket closed, or it could not be sent) marks the connection
  * down; a reply, the client's `ready` event or a background probe marks it up again.
@@ -12,7 +40,7 @@ import { keySlot } from '../keys/key-slot';
  * {@link PROBE_MS} while down only, on the client itself (not through the executor, which would refuse it), and no
  * call is spent finding out.
  */
-export class ConnectionLiveness {
+export class ConnectionLiveness implements ServerLiveness {
   private down = false;
   private timer?: NodeJS.Timeout;
   private downCause?: unknown;
@@ -28,22 +56,20 @@ export class ConnectionLiveness {
       () => client.ping(),
       () => client.status === 'end',
     );
-    client.on('ready', () => liveness.cameBack());
+    client.on('ready', () => liveness.answered());
     return liveness;
   }
 
-  /** True from a command that went unanswered until the server answers again. */
-  get isDown(): boolean {
-    return this.down;
+  serverOf(): string {
+    return ONE_SERVER;
   }
 
   /** The error of the command that took the connection down, while it is down. */
-  get cause(): unknown {
+  causeOf(): unknown {
     return this.down ? this.downCause : undefined;
   }
 
-  /** A command went without an answer (`cause`): fail the next calls at once and probe until the server answers. */
-  wentDown(cause: unknown): void {
+  wentDown(_server: string | undefined, cause: unknown): void {
     if (this.down || this.ended()) return;
     this.down = true;
     this.downCause = cause;
@@ -51,7 +77,7 @@ export class ConnectionLiveness {
   }
 
   /** The server answered (a reply, the connection's `ready`, or the probe). */
-  cameBack(): void {
+  answered(): void {
     if (!this.down) return;
     this.down = false;
     this.downCause = undefined;
@@ -61,9 +87,9 @@ export class ConnectionLiveness {
   private schedule(): void {
     this.timer = setTimeout(() => {
       // A closed client never comes back: stop probing, and stop refusing (its own error says it is closed).
-      if (this.ended()) return this.cameBack();
+      if (this.ended()) return this.answered();
       this.probe().then(
-        () => this.cameBack(),
+        () => this.answered(),
         () => this.down && this.schedule(),
       );
     }, PROBE_MS);
@@ -83,36 +109,25 @@ export const PROBE_MS = 250;
  * from their redirections, and the keys of a promoted replica's slots go to it as soon as the table says so. A
  * master that serves no slot any more (failed over, left the cluster) stops being probed.
  */
-export class ClusterLiveness {
+export class ClusterLiveness implements ServerLiveness {
   /** The masters known down; empty in normal operation, so a call pays one size check. */
   private readonly down = new Map<string, ConnectionLiveness>();
 
   constructor(private readonly cluster: Cluster) {}
 
-  /** The master serving `key`'s slot, as the client's slot table has it (undefined before the table is loaded). */
-  nodeOf(key: string): string | undefined {
-    return this.cluster.slots[keySlot(key)]?.[0];
+  serverOf(key?: string): string | undefined {
+    return key === undefined ? undefined : this.cluster.slots[keySlot(key)]?.[0];
   }
 
-  /** While the master serving `key` is known not to answer, the error that took it down. */
-  outageFor(key: string): unknown {
-    if (this.down.size === 0) return undefined;
-    const node = this.nodeOf(key);
-    return node === undefined ? undefined : this.causeOf(node);
+  causeOf(node: string | undefined): unknown {
+    if (this.down.size === 0 || node === undefined) return undefined;
+    const cause = this.down.get(node)?.causeOf();
+    if (cause === undefined) this.down.delete(node);
+    return cause;
   }
 
-  /** While master `node` is known not to answer, the error that took it down. */
-  causeOf(node: string): unknown {
-    if (this.down.size === 0) return undefined;
-    const view = this.down.get(node);
-    if (view === undefined) return undefined;
-    if (view.isDown) return view.cause;
-    this.down.delete(node);
-    return undefined;
-  }
-
-  /** A command sent to master `node` went without an answer (`cause`). */
-  wentDown(node: string, cause: unknown): void {
+  wentDown(node: string | undefined, cause: unknown): void {
+    if (node === undefined) return;
     let view = this.down.get(node);
     if (view === undefined) {
       view = new ConnectionLiveness(
@@ -121,13 +136,12 @@ export class ClusterLiveness {
       );
       this.down.set(node, view);
     }
-    view.wentDown(cause);
+    view.wentDown(node, cause);
   }
 
-  /** Master `node` answered a command. */
-  answered(node: string): void {
-    if (this.down.size === 0) return;
-    this.down.get(node)?.cameBack();
+  answered(node: string | undefined): void {
+    if (this.down.size === 0 || node === undefined) return;
+    this.down.get(node)?.answered();
     this.down.delete(node);
   }
 

@@ -5,7 +5,7 @@ import { type GroupSender, sendLaneGroup, sendServerGroup, type ServerGroupKind 
 import { NodeLanes } from './node-lanes';
 import { type RedisScript, type ScriptText, shapeMismatch } from './redis-script';
 import { outageReason } from './outage-reason';
-import { ClusterLiveness, ConnectionLiveness } from '../connections/connection-liveness';
+import { livenessOf, type ServerLiveness } from '../connections/connection-liveness';
 import { wasRefused } from './was-refused';
 import { RedisRefusedError } from '../../errors/redis-refused.error';
 import { RedisUnavailableError } from '../../errors/redis-unavailable.error';
@@ -27,25 +27,16 @@ type RedisClient = Redis | Cluster;
  */
 export class RedisExecutor {
   private static readonly executors = new WeakMap<RedisClient, RedisExecutor>();
-  /**
-   * The configured name of this executor's connection, which outage errors name (set when the module opens the
-   * connection). Without it they name the server's address.
-   */
+  /** The configured name of this connection, which outage errors name (without it, the server's address). */
   connection?: string;
   /** Called when a command of this connection timed out (its connection's metrics count them). */
   onTimeout?: () => void;
-  /**
-   * The last configuration refusal of this connection (NOPERM, an unknown command, WRONGTYPE …), until a later call
-   * of the same command succeeds: health reports the connection down with it.
-   */
+  /** The last configuration refusal (NOPERM, WRONGTYPE …) until that command succeeds: health reports it. */
   lastRefusal?: RedisRefusedError;
-  /**
-   * Whether this connection's server answers (a single server or a Sentinel group): while it is down, calls fail at
-   * once without being sent. On a cluster, {@link nodes} holds the same view per master.
-   */
-  private readonly liveness?: ConnectionLiveness;
-  /** On a cluster, whether each master answers: the calls for a master known down fail at once, the others go. */
-  private readonly nodes?: ClusterLiveness;
+  /** Whether the server of a key answers: the calls for a server known down fail at once, unsent; the others go. */
+  private readonly liveness: ServerLiveness;
+  /** The server of a call that names none: the connection's one server; none on a cluster. */
+  private readonly home: string | undefined;
   private readonly isCluster: boolean;
   private readonly queue: CoalescingQueue<ServerGroupKind>;
   /** On a cluster, one lane per master: calls coalesce per node. */
@@ -64,22 +55,17 @@ export class RedisExecutor {
       crossSlotRefused: () => (this.crossSlotBatches = false),
     };
     this.queue = new CoalescingQueue<ServerGroupKind>((group) => sendServerGroup(sender, group));
-    if (this.isCluster) {
-      this.lanes = new NodeLanes(client as Cluster, (lane, group) => sendLaneGroup(sender, lane, group));
-      this.nodes = new ClusterLiveness(client as Cluster);
-    } else {
-      this.liveness = ConnectionLiveness.watching(client as Redis);
-    }
+    if (this.isCluster) this.lanes = new NodeLanes(client as Cluster, (lane, group) => sendLaneGroup(sender, lane, group));
+    this.liveness = livenessOf(client);
+    this.home = this.liveness.serverOf();
   }
 
   /**
-   * While the server that serves `key` is known not to answer — the connection's server, or on a cluster the master
-   * of `key`'s slot (without `key`: none) — the error that took it down; a call for it would fail at once. Patterns
-   * read it to apply their outage policy without building a call.
+   * While the server of `key` (see {@link ServerLiveness.serverOf}) is known not to answer, the error that took it
+   * down: a call for it would fail at once. Patterns read it to apply their outage policy without building a call.
    */
   outageFor(key?: string): unknown {
-    if (this.liveness) return this.liveness.cause;
-    return key === undefined ? undefined : this.nodes?.outageFor(key);
+    return this.liveness.causeOf(this.liveness.serverOf(key));
   }
 
   /** The executor of a client (one per client, so the calls of every caller on that connection coalesce). */
@@ -98,13 +84,12 @@ export class RedisExecutor {
   run<TReply>(script: RedisScript<TReply>, keys: readonly string[], args: readonly RedisArg[]): Promise<TReply> {
     const mismatch = shapeMismatch(script, keys, args);
     if (mismatch) return Promise.reject(new TypeError(mismatch));
-    if (this.liveness?.isDown) return this.unsent('evalsha');
-    if (this.lanes && keys.length > 0) {
-      const node = this.nodes!.nodeOf(keys[0]);
-      if (node === undefined) return this.evalsha<TReply>(script.single, keys, args);
-      if (this.nodes!.causeOf(node) !== undefined) return this.unsent('evalsha', node);
-      const lane = this.crossSlotBatches ? this.lanes.at(node) : undefined;
-      if (!lane || lane.queue.open) return this.evalsha<TReply>(script.single, keys, args, lane?.queue, undefined, 1, node);
+    const server = this.liveness.serverOf(keys[0]);
+    if (this.liveness.causeOf(server) !== undefined) return this.unsent('evalsha', server);
+    if (this.lanes) {
+      // On a cluster, calls coalesce per master; a call whose master is not known yet goes alone.
+      const lane = server !== undefined && this.crossSlotBatches ? this.lanes.at(server) : undefined;
+      if (!lane || lane.queue.open) return this.evalsha<TReply>(script.single, keys, args, lane?.queue, undefined, 1, server);
       return lane.queue.add<TReply>(script.commandName, script, keys, args);
     }
     if (this.queue.open) return this.evalsha<TReply>(script.single, keys, args);
@@ -126,7 +111,8 @@ export class RedisExecutor {
   ): Promise<{ reply: TReply; acks: number; waitError?: Error }> {
     const mismatch = shapeMismatch(script, keys, args);
     if (mismatch) throw new TypeError(mismatch);
-    if (this.liveness?.isDown) return this.unsent('eval');
+    const server = this.liveness.serverOf(keys[0]);
+    if (this.liveness.causeOf(server) !== undefined) return this.unsent('eval', server);
     this.flushWaiting();
     // EVAL, not EVALSHA: WAIT must follow the script in the same pipeline, so a NOSCRIPT cannot be answered by
     // sending the script again after it. The server caches the text; WAIT's replication delay dwarfs hashing it.
@@ -134,8 +120,10 @@ export class RedisExecutor {
       .pipeline()
       .call('eval', script.single.lua, keys.length, ...keys, ...args)
       .call('wait', replicas, timeoutMs);
-    const [[scriptError, reply], [waitError, acks]] = (await this.settled('eval', pipeline.exec())) as Array<[Error | null, unknown]>;
-    if (scriptError) throw this.failed('eval', scriptError);
+    const [[scriptError, reply], [waitError, acks]] = (await this.settled('eval', pipeline.exec(), 1, server)) as Array<
+      [Error | null, unknown]
+    >;
+    if (scriptError) throw this.failed('eval', scriptError, server);
     // WAIT's error is the caller's to judge (the script ran: its effects stay), classified as any other: an outage
     // in the library's wording, a configuration reply (an ACL without WAIT) as a RedisRefusedError.
     if (waitError) return { reply: reply as TReply, acks: 0, waitError: this.failed('wait', waitError) as Error };
@@ -145,13 +133,9 @@ export class RedisExecutor {
 
   /** GET; on a single server, reads that wait behind outstanding replies share one MGET. */
   read(key: string): Promise<string | null> {
-    if (this.liveness?.isDown) return this.unsent('get');
-    if (this.nodes) {
-      const node = this.nodes.nodeOf(key);
-      if (node !== undefined && this.nodes.causeOf(node) !== undefined) return this.unsent('get', node);
-      return this.send<string | null>('get', [key], node);
-    }
-    if (this.queue.open) return this.call<string | null>('get', key);
+    const server = this.liveness.serverOf(key);
+    if (this.liveness.causeOf(server) !== undefined) return this.unsent('get', server);
+    if (this.isCluster || this.queue.open) return this.send<string | null>('get', [key], server);
     return this.queue.add<string | null>('read', 'read', [key], []);
   }
 
@@ -164,7 +148,7 @@ export class RedisExecutor {
 
   /** A plain command (`name` as Redis spells it); array arguments are flattened into the command. */
   call<TReply>(name: string, ...args: Array<RedisArg | readonly RedisArg[]>): Promise<TReply> {
-    if (this.liveness?.isDown) return this.unsent(name);
+    if (this.liveness.causeOf(this.home) !== undefined) return this.unsent(name, this.home);
     return this.send<TReply>(name, args);
   }
 
@@ -174,16 +158,16 @@ export class RedisExecutor {
    * (redis/ioredis#1923), and a command sent alone is never refused for sharing a batch with other slots.
    */
   callBuffer<TReply>(name: string, ...args: Array<RedisArg | readonly RedisArg[]>): Promise<TReply> {
-    if (this.liveness?.isDown) return this.unsent(name);
+    if (this.liveness.causeOf(this.home) !== undefined) return this.unsent(name, this.home);
     this.flushWaiting();
     return this.settled(name, alone<TReply>(this.client, name, args, BINARY));
   }
 
-  // A plain command after the calls waiting before it; on a cluster, `node` is the master it is for, when known.
-  private send<TReply>(name: string, args: Array<RedisArg | readonly RedisArg[]>, node?: string): Promise<TReply> {
+  // A plain command after the calls waiting before it; `node` is the server it is for, when known.
+  private send<TReply>(name: string, args: Array<RedisArg | readonly RedisArg[]>, node = this.home): Promise<TReply> {
     this.flushWaiting();
     const reply = this.client.call(name, ...(args as RedisArg[])) as Promise<TReply>;
-    if (!this.isCluster) return this.settled(name, reply);
+    if (!this.isCluster) return this.settled(name, reply, 1, node);
     return this.settled(
       name,
       reply.catch((error: unknown) => {
@@ -197,8 +181,8 @@ export class RedisExecutor {
 
   // The one script path. NOSCRIPT means the script did not run: sending its text is safe for writes too. One reply
   // handler (no wrapper promise per layer): a lone call costs what a hand-written EVALSHA does. `queue` counts the
-  // reply in its connection's window; `target` is a cluster node for a cross-slot batch; `node` the cluster master
-  // the call is for, whose liveness its outcome updates.
+  // reply in its connection's window; `target` is a cluster node for a cross-slot batch; `node` the server the call
+  // is for, whose liveness its outcome updates.
   private evalsha<TReply>(
     script: ScriptText,
     keys: readonly string[],
@@ -206,7 +190,7 @@ export class RedisExecutor {
     queue: ReplyWindow = this.queue,
     target: RedisClient = this.client,
     calls = 1,
-    node?: string,
+    node = this.home,
   ): Promise<TReply> {
     const argv: RedisArg[] = [script.sha, keys.length];
     for (const key of keys) argv.push(key);
@@ -214,7 +198,7 @@ export class RedisExecutor {
     // A lane's window belongs to one master, so its one-call handlers are made once; the shared window's calls on a
     // cluster each name their own master.
     const { answered, failed } = (
-      calls === 1 && (node === undefined || queue !== this.queue)
+      calls === 1 && (node === this.home || queue !== this.queue)
         ? this.oneCallReplies(queue, node)
         : this.replyHandlers(queue, calls, node)
     ) as ScriptReplyHandlers<TReply>;
@@ -228,13 +212,13 @@ export class RedisExecutor {
   }
 
   // The reply handlers of a one-call command, made once per window: no closure per call.
-  private oneCallReplies(queue: ReplyWindow, node?: string): ScriptReplyHandlers {
+  private oneCallReplies(queue: ReplyWindow, node: string | undefined): ScriptReplyHandlers {
     let handlers = this.scriptReplies.get(queue);
     if (!handlers) this.scriptReplies.set(queue, (handlers = this.replyHandlers(queue, 1, node)));
     return handlers;
   }
 
-  private replyHandlers(queue: ReplyWindow, calls: number, node?: string): ScriptReplyHandlers {
+  private replyHandlers(queue: ReplyWindow, calls: number, node: string | undefined): ScriptReplyHandlers {
     return {
       answered: (value) => {
         queue.answered(calls);
@@ -248,10 +232,9 @@ export class RedisExecutor {
     };
   }
 
-  // A reply came (from cluster master `node`, when known): the server answers.
-  private answered(command: string, node?: string): void {
-    if (this.liveness?.isDown) this.liveness.cameBack();
-    if (node !== undefined) this.nodes?.answered(node);
+  // A reply came (from server `node`, when known): it answers.
+  private answered(command: string, node: string | undefined): void {
+    this.liveness.answered(node);
     if (this.lastRefusal?.command === command) this.lastRefusal = undefined;
   }
 
@@ -264,7 +247,7 @@ export class RedisExecutor {
   // Every other command's reply passes here. With the script path above, the one place that counts the replies
   // outstanding (adaptive batching reads it) and sees a command fail — no answer, or no connection to send it on
   // (see outage-reason.ts), or a configuration refusal — for every pattern.
-  private settled<TReply>(command: string, reply: Promise<TReply>, calls = 1, node?: string): Promise<TReply> {
+  private settled<TReply>(command: string, reply: Promise<TReply>, calls = 1, node = this.home): Promise<TReply> {
     const queue = this.queue;
     queue.sent(calls);
     return reply.then(
@@ -283,16 +266,15 @@ export class RedisExecutor {
   /**
    * What a failed command rejects with: an outage (no answer, or no connection to send it on) becomes
    * {@link RedisUnavailableError} naming the connection, configuration replies become {@link RedisRefusedError};
-   * anything else (a script's error, a reply) is returned unchanged. An outage takes the connection down, or on a
-   * cluster master `node` (when the call was for a known master).
+   * anything else (a script's error, a reply) is returned unchanged. An outage takes server `node` down (the
+   * connection's one server by default; on a cluster, the master the call was for, when known).
    */
-  failed(command: string, error: unknown, node?: string): unknown {
+  failed(command: string, error: unknown, node = this.home): unknown {
     if (error instanceof RedisUnavailableError) return error;
     const reason = outageReason(error);
     if (reason !== undefined) {
       const unavailable = unavailableError(this.client, this.connection, command, reason, error);
-      this.liveness?.wentDown(unavailable);
-      if (node !== undefined) this.nodes?.wentDown(node, unavailable);
+      this.liveness.wentDown(node, unavailable);
       if (unavailable.mayHaveRun) this.onTimeout?.();
       return unavailable;
     }
@@ -301,10 +283,10 @@ export class RedisExecutor {
     return classified;
   }
 
-  // A call refused while the connection (or on a cluster, master `node`) is down: never sent.
-  private unsent<TReply>(command: string, node?: string): Promise<TReply> {
-    // Its cause is what took the connection down (ioredis' own error, as for a call that was sent).
-    const down = node === undefined ? this.liveness?.cause : this.nodes?.causeOf(node);
+  // A call refused while its server is down: never sent.
+  private unsent<TReply>(command: string, server: string | undefined): Promise<TReply> {
+    // Its cause is what took the server down (ioredis' own error, as for a call that was sent).
+    const down = this.liveness.causeOf(server);
     const cause = down instanceof RedisUnavailableError ? down.cause : down;
     return Promise.reject(unavailableError(this.client, this.connection, command, 'disconnected', cause));
   }
