@@ -220,8 +220,8 @@ function handWrittenContender(ctx: SuiteContext, shared: SharedCluster): Contend
 export function rateLimitClusterGroup(ctx: SuiteContext): BenchGroup {
   const c = ctx.concurrency;
   const shared = new SharedCluster();
-  // peerTargetAt gives the headline target at 64 and 1.0 for a lone caller, none in between; here 8 callers already
-  // have others on the same master to share a command with, so the target holds at 8 as well.
+  // peerTargetAt gives the headline target at 64, 1.0 for a lone caller and 1.2 at 8; here 8 callers already have
+  // others on the same master to share a command with, so the cluster's own target holds at 8 as well.
   const peerTarget = PEER_TARGET_LEVELS.includes(c) ? PEER_TARGET : peerTargetAt(c, PEER_TARGET);
   const ratios: RatioSpec[] = [
     { label: 'fixed-window / rate-limiter-flexible (better row)', numerator: 'ours-fixed-window', denominator: RLF, target: peerTarget },

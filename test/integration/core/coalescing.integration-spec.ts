@@ -4,6 +4,7 @@ import { IN_FLIGHT_WINDOW, MAX_BATCH_ITEMS } from '../../../libs/redis-patterns/
 import { keySlot } from '../../../libs/redis-patterns/src/core/keys/key-slot';
 import { RedisExecutor } from '../../../libs/redis-patterns/src/core/scripts/redis-executor';
 import { defineScript, type RedisScript } from '../../../libs/redis-patterns/src/core/scripts/redis-script';
+import { WRITES_PER_SOCKET_WRITE } from '../../../libs/redis-patterns/src/core/scripts/turn-writes';
 
 function run<T>(client: Redis | Cluster, script: RedisScript<T>, keys: string[], args: Array<string | number>): Promise<T> {
   return RedisExecutor.of(client).run(script, keys, args);
@@ -52,6 +53,17 @@ function scriptCommands(client: Redis): { sent(): number; shas(): string[] } {
 }
 
 /**
+ * Counts the writes a client's socket makes from now on (`_write` for one chunk, `_writev` for several held ones):
+ * what reaches the kernel, where `scriptCommands` counts the commands.
+ */
+function socketWrites(client: Redis): () => number {
+  const stream = client.stream as unknown as { _write: () => void; _writev: () => void };
+  const one = jest.spyOn(stream, '_write');
+  const several = jest.spyOn(stream, '_writev');
+  return () => one.mock.calls.length + several.mock.calls.length;
+}
+
+/**
  * Fills the connection's window of outstanding replies with `IN_FLIGHT_WINDOW` calls written at once, so the calls
  * that follow in the same turn wait and coalesce. Resolves when the filling calls are answered.
  */
@@ -95,6 +107,42 @@ describe('RedisExecutor.run: adaptive batching against a real server', () => {
     expect(scripts.sent()).toBe(1);
     expect(await reply).toEqual([3, 1, 1]);
     expect(scripts.shas()).toEqual([counter.sha]);
+  });
+
+  it('writes a lone call before the turn ends, in a socket write of its own', async () => {
+    const writes = socketWrites(redis);
+    const reply = run(redis, counter, [`${prefix}:lone-write`], [2]);
+    // The held write leaves at the end of the tick: before anything else the event loop runs.
+    await new Promise((resolve) => process.nextTick(resolve));
+    expect(writes()).toBe(1);
+    expect(await reply).toEqual([2, 1, 1]);
+  });
+
+  it(`sends the calls one turn writes at once in shared socket writes of at most ${WRITES_PER_SOCKET_WRITE}, each still its own command`, async () => {
+    const scripts = scriptCommands(redis);
+    const writes = socketWrites(redis);
+    const replies = await Promise.all(
+      Array.from({ length: IN_FLIGHT_WINDOW }, (_, i) => run(redis, counter, [`${prefix}:w${i}`], [i + 1])),
+    );
+    expect(replies).toEqual(Array.from({ length: IN_FLIGHT_WINDOW }, (_, i) => [i + 1, 1, 1]));
+    expect(scripts.shas()).toEqual(Array.from({ length: IN_FLIGHT_WINDOW }, () => counter.sha));
+    // One write each, without holding them: 8.
+    expect(writes()).toBe(Math.ceil(IN_FLIGHT_WINDOW / WRITES_PER_SOCKET_WRITE));
+  });
+
+  it('holds nothing back for a command that goes to the offline queue, and answers it once connected', async () => {
+    const late = new Redis(process.env.REDIS_URL_STANDALONE!, { lazyConnect: true });
+    try {
+      const reply = RedisExecutor.of(late).run(counter, [`${prefix}:late`], [4]);
+      expect(await reply).toEqual([4, 1, 1]);
+      const again = await Promise.all([1, 2].map((n) => RedisExecutor.of(late).run(counter, [`${prefix}:late${n}`], [n])));
+      expect(again).toEqual([
+        [1, 1, 1],
+        [2, 1, 1],
+      ]);
+    } finally {
+      late.disconnect();
+    }
   });
 
   it(`writes up to ${IN_FLIGHT_WINDOW} concurrent calls at once; beyond, the calls of one turn share commands of at most ${MAX_BATCH_ITEMS}`, async () => {
@@ -277,6 +325,23 @@ describe('RedisExecutor.run: adaptive batching against a real server', () => {
       expect(sent()).toBeLessThan(calls / 2);
       const values = await Promise.all(Array.from({ length: calls }, (_, i) => client.get(`${prefix}:{id${i}}:n`)));
       expect(values).toEqual(Array.from({ length: calls }, (_, i) => String(i + 1)));
+    });
+
+    it("sends the calls one turn writes at once for a master in a shared socket write of that master's connection", async () => {
+      const client = needCluster();
+      const [master] = client.nodes('master');
+      const node = `${master.options.host}:${master.options.port}`;
+      // Identities of distinct slots, all served by that master: at most its share of the window, so written at once.
+      const share = Math.ceil(IN_FLIGHT_WINDOW / client.nodes('master').length);
+      const keys = Array.from({ length: 400 }, (_, i) => `${prefix}:{turn${i}}:n`)
+        .filter((key) => client.slots[keySlot(key)]?.[0] === node)
+        .slice(0, share);
+      expect(keys).toHaveLength(share);
+      const writes = socketWrites(master);
+      const replies = await Promise.all(keys.map((key, i) => run(client, counter, [key], [i + 1])));
+      expect(replies).toEqual(keys.map((_, i) => [i + 1, 1, 1]));
+      // One write each, without holding them.
+      expect(writes()).toBe(Math.ceil(share / WRITES_PER_SOCKET_WRITE));
     });
 
     it('answers calls of several keys per slot, whatever the others of the batch carry', async () => {

@@ -3,6 +3,7 @@ import { alone, BINARY, isNoScript, unavailableError } from './command-wire';
 import { CoalescingQueue, type ReplyWindow } from './coalescing-queue';
 import { type GroupSender, sendLaneGroup, sendServerGroup, type ServerGroupKind } from './group-senders';
 import { NodeLanes } from './node-lanes';
+import { holdTurnWrites } from './turn-writes';
 import { type RedisScript, type ScriptText, shapeMismatch } from './redis-script';
 import { outageReason } from './outage-reason';
 import { livenessOf, type ServerLiveness } from '../connections/connection-liveness';
@@ -89,6 +90,7 @@ export class RedisExecutor {
     if (this.lanes) {
       // On a cluster, calls coalesce per master; a call whose master is not known yet goes alone.
       const lane = server !== undefined && this.crossSlotBatches ? this.lanes.at(server) : undefined;
+      if (lane?.queue.open) holdTurnWrites(lane.client);
       if (!lane || lane.queue.open) return this.evalsha<TReply>(script.single, keys, args, lane?.queue, undefined, 1, server);
       return lane.queue.add<TReply>(script.commandName, script, keys, args);
     }
@@ -166,17 +168,13 @@ export class RedisExecutor {
   // A plain command after the calls waiting before it; `node` is the server it is for, when known.
   private send<TReply>(name: string, args: Array<RedisArg | readonly RedisArg[]>, node = this.home): Promise<TReply> {
     this.flushWaiting();
+    holdTurnWrites(this.client);
     const reply = this.client.call(name, ...(args as RedisArg[])) as Promise<TReply>;
-    if (!this.isCluster) return this.settled(name, reply, 1, node);
-    return this.settled(
-      name,
-      reply.catch((error: unknown) => {
-        if (!wasRefused(error)) throw error;
-        return alone<TReply>(this.client, name, args);
-      }),
-      1,
-      node,
-    );
+    // On a cluster, one refused for sharing an auto-pipelined batch with other slots did not run: sent again alone.
+    const sent = this.isCluster
+      ? reply.catch((error: unknown) => (wasRefused(error) ? alone<TReply>(this.client, name, args) : Promise.reject(error)))
+      : reply;
+    return this.settled(name, sent, 1, node);
   }
 
   // The one script path. NOSCRIPT means the script did not run: sending its text is safe for writes too. One reply
@@ -203,6 +201,7 @@ export class RedisExecutor {
         : this.replyHandlers(queue, calls, node)
     ) as ScriptReplyHandlers<TReply>;
     queue.sent(calls);
+    holdTurnWrites(target);
     return alone<TReply>(target, 'evalsha', argv).then(answered, (error: unknown) => {
       if (!isNoScript(error)) return failed(error);
       const withText = argv.slice();
