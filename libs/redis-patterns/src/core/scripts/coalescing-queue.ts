@@ -35,6 +35,8 @@ export interface WaitingGroup<TKind> {
  * carries (a batch counts each of its calls), and so is its answer.
  */
 export interface ReplyWindow {
+  /** Calls awaiting their reply. */
+  readonly outstanding: number;
   sent(calls: number): void;
   answered(calls: number): void;
 }
@@ -61,6 +63,10 @@ export class CoalescingQueue<TKind> implements ReplyWindow {
   /** Whether a call may be written now: few replies outstanding and no call waiting ahead of it. */
   get open(): boolean {
     return this.inFlight < this.window && this.waiting.size === 0;
+  }
+
+  get outstanding(): number {
+    return this.inFlight;
   }
 
   /** A command carrying `calls` calls was written. */

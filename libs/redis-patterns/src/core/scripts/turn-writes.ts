@@ -8,17 +8,17 @@ interface HeldStream {
 }
 
 /**
- * Commands written at once leave the client together, by {@link WRITES_PER_SOCKET_WRITE}. The second half of the
+ * The commands a turn writes to a connection while it awaits other replies, leaving together:
+ * {@link WRITES_PER_SOCKET_WRITE} per socket write (`writev`) instead of one write each. The second half of the
  * adaptive I/O path (the first is `coalescing-queue.ts`): below the window of outstanding replies every call is its
- * own command, and the commands that one turn's callbacks write (the callers a burst of replies released) leave
- * in one socket write (`writev`) instead of one write each. On 2 cores a socket write is about half the client's
- * busy time per command, so sharing it pays from a few callers on, where batching the calls would make client and
- * server take turns (bench/results/io-path.txt). Each command is still its own: the server runs and answers each,
- * and on a cluster each keeps its own redirections.
+ * own command, written in the turn it is made, and the calls a burst of replies released share their socket writes.
+ * On 2 cores a socket write is about half the client's busy time per command, so sharing it pays from a few callers
+ * on, where batching the calls would make client and server take turns (bench/results/io-path.txt). Each command is
+ * still its own: the server runs and answers each, and on a cluster each keeps its own redirections.
  *
- * Writes are held with the socket's own `cork()` from the first command of a turn and released at the end of the
- * tick (`process.nextTick`: after every microtask the turn queued, before the event loop moves on), so a lone call
- * leaves in the same turn it was made, as before.
+ * Writes are held with the socket's own `cork()` and released at the end of the tick (`process.nextTick`: after
+ * every microtask the turn queued, before the event loop moves on). The executor holds a write only while other
+ * replies are awaited on its connection: a lone caller's write, which nothing would share, goes at once.
  */
 class TurnWrites {
   private held?: HeldStream;
