@@ -90,7 +90,7 @@ export class RedisExecutor {
     if (this.lanes) {
       // On a cluster, calls coalesce per master; a call whose master is not known yet goes alone.
       const lane = server !== undefined && this.crossSlotBatches ? this.lanes.at(server) : undefined;
-      if (lane?.queue.open && lane.queue.outstanding > 0) holdTurnWrites(lane.client);
+      if (lane?.queue.open) this.shareWrite(lane.queue, lane.client, 0);
       if (!lane || lane.queue.open) return this.evalsha<TReply>(script.single, keys, args, lane?.queue, undefined, 1, server);
       return lane.queue.add<TReply>(script.commandName, script, keys, args);
     }
@@ -122,9 +122,8 @@ export class RedisExecutor {
       .pipeline()
       .call('eval', script.single.lua, keys.length, ...keys, ...args)
       .call('wait', replicas, timeoutMs);
-    const [[scriptError, reply], [waitError, acks]] = (await this.settled('eval', pipeline.exec(), 1, server)) as Array<
-      [Error | null, unknown]
-    >;
+    const replies = (await this.settled('eval', pipeline.exec(), 1, server)) as Array<[Error | null, unknown]>;
+    const [[scriptError, reply], [waitError, acks]] = replies;
     if (scriptError) throw this.failed('eval', scriptError, server);
     // WAIT's error is the caller's to judge (the script ran: its effects stay), classified as any other: an outage
     // in the library's wording, a configuration reply (an ACL without WAIT) as a RedisRefusedError.
@@ -168,7 +167,7 @@ export class RedisExecutor {
   // A plain command after the calls waiting before it; `node` is the server it is for, when known.
   private send<TReply>(name: string, args: Array<RedisArg | readonly RedisArg[]>, node = this.home): Promise<TReply> {
     this.flushWaiting();
-    if (this.queue.outstanding > 0) holdTurnWrites(this.client);
+    this.shareWrite(this.queue, this.client, 0);
     const reply = this.client.call(name, ...(args as RedisArg[])) as Promise<TReply>;
     // On a cluster, one refused for sharing an auto-pipelined batch with other slots did not run: sent again alone.
     const sent = this.isCluster
@@ -193,16 +192,14 @@ export class RedisExecutor {
     const argv: RedisArg[] = [script.sha, keys.length];
     for (const key of keys) argv.push(key);
     for (const arg of args) argv.push(arg);
-    // A lane's window belongs to one master, so its one-call handlers are made once; the shared window's calls on a
-    // cluster each name their own master.
+    // One-call handlers are made once per window, except for the shared window of a cluster (calls of every master).
     const { answered, failed } = (
       calls === 1 && (node === this.home || queue !== this.queue)
         ? this.oneCallReplies(queue, node)
         : this.replyHandlers(queue, calls, node)
     ) as ScriptReplyHandlers<TReply>;
     queue.sent(calls);
-    // Shared only with other awaited replies: a lone caller's write goes at once (holding it cost 1 caller ~4%).
-    if (queue.outstanding > calls) holdTurnWrites(target);
+    this.shareWrite(queue, target, calls);
     return alone<TReply>(target, 'evalsha', argv).then(answered, (error: unknown) => {
       if (!isNoScript(error)) return failed(error);
       const withText = argv.slice();
@@ -236,6 +233,11 @@ export class RedisExecutor {
   private answered(command: string, node: string | undefined): void {
     this.liveness.answered(node);
     if (this.lastRefusal?.command === command) this.lastRefusal = undefined;
+  }
+
+  // Holds a write (turn-writes.ts) only while `window` awaits other replies than its `counted` calls: a lone one goes.
+  private shareWrite(window: ReplyWindow, socket: RedisClient, counted: number): void {
+    if (window.outstanding > counted) holdTurnWrites(socket);
   }
 
   // Sends every waiting call (before a command that must not overtake them).
