@@ -207,7 +207,8 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('LockService.rea
 
   it('exposes the lease to the work through current(), and extends it while the work runs', async () => {
     const rw = locks.readWrite('extended');
-    const ttlMs = 300;
+    // Long enough that a loaded machine's event-loop stall does not outlast the validity between two extensions.
+    const ttlMs = 600;
     const pttls: number[] = [];
     const fencingToken = await rw.write(
       async (_signal, lease) => {
