@@ -1,7 +1,8 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { RedisConnectionConfig } from '../options/connection-config.interface';
-import { failFastOptions } from './fail-fast-defaults';
+import { failFastOptions, perCommandDeadlines } from './fail-fast-defaults';
 import { secretsOfClient, secretsOfNodes } from './redact-client-secrets';
+import { ReplyDeadlines } from './reply-deadlines';
 
 /** Which kind of deployment a connection talks to. */
 export type ConnectionKind = 'standalone' | 'cluster' | 'sentinel' | 'memory';
@@ -28,12 +29,12 @@ interface ClientSettings {
 /** Creates (or adopts) the client described by one connection config, with the fail-fast defaults for owned ones. */
 export function createClient(config: RedisConnectionConfig, settings: ClientSettings): ManagedClient {
   const defaults: RedisOptions = {
-    ...failFastOptions(settings.commandTimeoutMs, settings.connectTimeoutMs),
+    ...failFastOptions(settings.connectTimeoutMs),
     connectionName: clientName(settings.keyPrefix, settings.name),
   };
   if (typeof config === 'string') {
     const url = new URL(config);
-    const client = new Redis(config, defaults);
+    const client = withDeadlines(new Redis(config, defaults), settings);
     return {
       client,
       owned: true,
@@ -49,7 +50,7 @@ export function createClient(config: RedisConnectionConfig, settings: ClientSett
   }
   if ('cluster' in config) {
     const { nodes, options = {} } = config.cluster;
-    const { commandTimeout, connectTimeout, ...perNodeDefaults } = defaults;
+    const { connectTimeout, ...perNodeDefaults } = defaults;
     const client = new Cluster(nodes, {
       enableOfflineQueue: false,
       enableAutoPipelining: true,
@@ -61,7 +62,13 @@ export function createClient(config: RedisConnectionConfig, settings: ClientSett
       // auto-pipelining on the node, ASKING is deferred to the next batch and lands after the command, which the
       // importing node answers with MOVED back to the source, and the command bounces between the two until
       // maxRedirections.
-      redisOptions: { ...perNodeDefaults, enableAutoPipelining: false, commandTimeout, connectTimeout, ...options.redisOptions },
+      redisOptions: {
+        ...perNodeDefaults,
+        ...perCommandDeadlines(settings.commandTimeoutMs),
+        enableAutoPipelining: false,
+        connectTimeout,
+        ...options.redisOptions,
+      },
     });
     const secrets = [...secretsOfClient(client), ...secretsOfNodes(nodes)];
     return { client, owned: true, kind: 'cluster', endpoint: `cluster(${nodes.length} seed nodes)`, secrets };
@@ -69,11 +76,11 @@ export function createClient(config: RedisConnectionConfig, settings: ClientSett
   if ('sentinel' in config) {
     const { sentinels, name, options = {} } = config.sentinel;
     // No failoverDetector: with it, quit() leaves the sentinel sockets open (ioredis#1362).
-    const client = new Redis({ ...defaults, ...options, sentinels, name });
+    const client = withDeadlines(new Redis({ ...defaults, ...options, sentinels, name }), settings);
     const secrets = [options.password, options.sentinelPassword].filter((s): s is string => typeof s === 'string');
     return { client, owned: true, kind: 'sentinel', endpoint: `sentinel(${name})`, secrets };
   }
-  const client = new Redis({ ...defaults, ...config });
+  const client = withDeadlines(new Redis({ ...defaults, ...config }), settings);
   return {
     client,
     owned: true,
@@ -81,6 +88,12 @@ export function createClient(config: RedisConnectionConfig, settings: ClientSett
     endpoint: config.sentinels?.length ? `sentinel(${config.name})` : `${config.host ?? '127.0.0.1'}:${config.port ?? 6379}`,
     secrets: config.password ? [config.password] : [],
   };
+}
+
+/** An owned single-server connection keeps the command deadline with one sweep of its replies (see ReplyDeadlines). */
+function withDeadlines(client: Redis, settings: ClientSettings): Redis {
+  ReplyDeadlines.keep(client, settings.commandTimeoutMs);
+  return client;
 }
 
 function describeAdopted(client: Redis | Cluster): string {

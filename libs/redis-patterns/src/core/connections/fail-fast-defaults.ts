@@ -27,14 +27,13 @@ export function silentSocketDeadlineMs(commandTimeoutMs: number): number {
 
 /**
  * The defaults of every owned request-path connection. ioredis on its own queues commands while disconnected and
- * has no command deadline, so a frozen or absent server makes callers hang; these make a call fail within
+ * has no command deadline, so a frozen or absent server makes callers hang; these (with a command deadline: see
+ * `ReplyDeadlines` on a single server, `perCommandDeadlines` on a cluster's nodes) make a call fail within
  * `commandTimeoutMs` instead, and let each pattern apply its outage policy.
  */
-export function failFastOptions(commandTimeoutMs: number, connectTimeoutMs: number): RedisOptions {
+export function failFastOptions(connectTimeoutMs: number): RedisOptions {
   return {
     enableOfflineQueue: false,
-    commandTimeout: commandTimeoutMs,
-    socketTimeout: silentSocketDeadlineMs(commandTimeoutMs),
     // A command whose socket closed can never be answered: nothing is resent (below) and nothing waits offline, so
     // keeping it across a reconnect only makes its caller wait out the whole command deadline. 0 fails it when the
     // socket closes — against a frozen server, when the silent-socket deadline drops the socket — so a call made
@@ -52,6 +51,14 @@ export function failFastOptions(commandTimeoutMs: number, connectTimeoutMs: numb
     enableAutoPipelining: false,
     lazyConnect: true,
   };
+}
+
+/**
+ * ioredis' own command deadline, a timer per command and a silent-socket timer: what a cluster's node connections
+ * use, which ioredis creates itself (a single server's connection keeps the same rules with `ReplyDeadlines`).
+ */
+export function perCommandDeadlines(commandTimeoutMs: number): RedisOptions {
+  return { commandTimeout: commandTimeoutMs, socketTimeout: silentSocketDeadlineMs(commandTimeoutMs) };
 }
 
 /**

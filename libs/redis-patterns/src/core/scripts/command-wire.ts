@@ -1,5 +1,6 @@
 import { type Cluster, Command, type Redis } from 'ioredis';
 import { RedisUnavailableError, type RedisUnavailableReason } from '../../errors/redis-unavailable.error';
+import { ReplyDeadlines } from '../connections/reply-deadlines';
 
 type RedisArg = string | number | Buffer;
 type RedisClient = Redis | Cluster;
@@ -52,6 +53,6 @@ function addressOf(client: RedisClient): string {
 
 /** The client's command deadline (a cluster's is its nodes'), when it has one. */
 function commandTimeoutOf(client: RedisClient): number | undefined {
-  const options = (client as Cluster).isCluster === true ? (client as Cluster).options.redisOptions : (client as Redis).options;
-  return options?.commandTimeout;
+  if ((client as Cluster).isCluster === true) return (client as Cluster).options.redisOptions?.commandTimeout;
+  return (client as Redis).options.commandTimeout ?? ReplyDeadlines.of(client as Redis)?.deadlineMs;
 }

@@ -1,0 +1,122 @@
+import { performance } from 'node:perf_hooks';
+import { Redis } from 'ioredis';
+import { failFastOptions } from '../../../libs/redis-patterns/src/core/connections/fail-fast-defaults';
+import { ReplyDeadlines } from '../../../libs/redis-patterns/src/core/connections/reply-deadlines';
+import { privateServer, type RedisServerProcess, waitFor } from '../../support/redis-env';
+
+// A script that keeps the server busy for `ms` (no DEBUG needed): the reply comes late, and nothing else is
+// answered meanwhile.
+const BUSY = `local t = redis.call('TIME') local start = t[1] * 1000000 + t[2]
+repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] - start >= tonumber(ARGV[1]) * 1000
+return 'done'`;
+
+const DEADLINE_MS = 300;
+// How late a deadline may be noticed here: one sweep interval, plus a loaded machine's timer lateness.
+const LATE_MS = 150;
+
+describe('ReplyDeadlines: the command deadline of a single-server connection, kept by one sweep', () => {
+  let server: RedisServerProcess;
+  let client: Redis;
+  let deadlines: ReplyDeadlines;
+  let closes = 0;
+
+  beforeAll(async () => {
+    server = await privateServer();
+  });
+
+  beforeEach(async () => {
+    client = new Redis(server.url, failFastOptions(2000));
+    deadlines = ReplyDeadlines.keep(client, DEADLINE_MS);
+    client.on('error', () => undefined);
+    client.on('close', () => closes++);
+    await client.connect();
+    closes = 0;
+  });
+
+  afterEach(async () => {
+    server.resume();
+    const ended = new Promise((resolve) => client.once('end', resolve));
+    client.disconnect();
+    await ended;
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('leaves commands answered in time alone, and arms no timer per command', async () => {
+    const timers = jest.spyOn(global, 'setTimeout');
+    try {
+      for (let i = 0; i < 100; i++) expect(await client.set(`k${i}`, 'v', 'PX', 10_000)).toBe('OK');
+      const replies = await Promise.all(Array.from({ length: 200 }, (_, i) => client.set(`k${i}`, 'v', 'PX', 10_000)));
+      expect(replies.every((r) => r === 'OK')).toBe(true);
+      // 300 commands, 100 of them on an idle connection: at most a sweep per command written to an idle connection
+      // (per-command timers would be 300, or 400 with a silent-socket timer each time).
+      expect(timers.mock.calls.length).toBeLessThanOrEqual(101);
+    } finally {
+      timers.mockRestore();
+    }
+    // ioredis' own deadline timers stay off: the sweep is the only deadline.
+    expect(client.options.commandTimeout).toBeUndefined();
+    expect(client.options.socketTimeout).toBeUndefined();
+    expect(closes).toBe(0);
+  });
+
+  it('drops a connection silent for the deadline while replies are owed, failing what awaited them at once', async () => {
+    const started = performance.now();
+    server.freeze();
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        client.get(`frozen${i}`).then(
+          () => 'answered',
+          (error: Error) => ({ message: error.message, name: error.name, atMs: performance.now() - started }),
+        ),
+      ),
+    );
+    for (const outcome of outcomes) {
+      expect(outcome).not.toBe('answered');
+      const failed = outcome as { atMs: number; name: string };
+      // Never before the silence reached the deadline (less the 1 ms that lets the drop come first), at most one
+      // sweep interval and some timer lateness after it.
+      expect(failed.atMs).toBeGreaterThanOrEqual(DEADLINE_MS - 2);
+      expect(failed.atMs).toBeLessThan(DEADLINE_MS + LATE_MS);
+      // The socket closed under them (maxRetriesPerRequest 0): no command waits out a deadline of its own.
+      expect(failed.name).toBe('MaxRetriesPerRequestError');
+    }
+    await waitFor(() => closes > 0, 2000);
+    server.resume();
+    await waitFor(() => client.status === 'ready', 5000);
+    expect(await client.ping()).toBe('PONG');
+  });
+
+  it('fails a command unanswered for the deadline while earlier replies keep coming, and keeps the connection', async () => {
+    // Two 250 ms scripts, the second written 100 ms after the first (so the server reads it on its own and answers
+    // the first at 250 ms): the connection is never silent for the deadline, but the second is still unanswered
+    // 300 ms after it was written.
+    const at = (p: Promise<unknown>, since: number) =>
+      p.then(
+        (value) => ({ value, atMs: performance.now() - since }),
+        (error: Error) => ({ error: error.message, atMs: performance.now() - since }),
+      );
+    const first = at(client.eval(BUSY, 0, 250), performance.now());
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const second = await at(client.eval(BUSY, 0, 250), performance.now());
+    expect(await first).toMatchObject({ value: 'done' });
+    expect(second).toMatchObject({ error: 'Command timed out' });
+    expect(second.atMs).toBeGreaterThanOrEqual(DEADLINE_MS - 1);
+    expect(second.atMs).toBeLessThan(DEADLINE_MS + LATE_MS);
+    // Its late reply is discarded and the connection stays up: the next command is answered, in order.
+    expect(await client.ping()).toBe('PONG');
+    expect(closes).toBe(0);
+  });
+
+  it('stops sweeping when nothing is owed, and starts again with the next command', async () => {
+    expect(await client.ping()).toBe('PONG');
+    await waitFor(() => !deadlines.sweeping, 1000);
+    server.freeze();
+    const failed = await client.get('after-idle').catch((error: Error) => error.name);
+    expect(failed).toBe('MaxRetriesPerRequestError');
+    server.resume();
+    await waitFor(() => client.status === 'ready', 5000);
+  });
+});
