@@ -5,7 +5,7 @@
 // with the library's sweep (`ReplyDeadlines`). Prints per level each deadline's rate over the no-deadline one inside
 // each rotation (p25, median, p75) and the client CPU per call of each: bench/results/reply-deadlines.txt.
 import { Redis } from 'ioredis';
-import { failFastOptions, perCommandDeadlines } from '../../libs/redis-patterns/src/core/connections/fail-fast-defaults';
+import { failFastOptions, silentSocketDeadlineMs } from '../../libs/redis-patterns/src/core/connections/fail-fast-defaults';
 import { ReplyDeadlines } from '../../libs/redis-patterns/src/core/connections/reply-deadlines';
 import { singleFixedWindowScript } from '../../libs/redis-patterns/src/rate-limit/scripts/single-fixed-window.script';
 import { closedLoop } from '../lib/closed-loop';
@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const open = (options: object) => new Redis({ port: redis.port, host: '127.0.0.1', ...failFastOptions(2000), ...options });
   const clients = {
     none: open({}),
-    ioredis: open(perCommandDeadlines(DEADLINE_MS)),
+    ioredis: open({ commandTimeout: DEADLINE_MS, socketTimeout: silentSocketDeadlineMs(DEADLINE_MS) }),
     sweep: open({}),
   };
   ReplyDeadlines.keep(clients.sweep, DEADLINE_MS);

@@ -1,8 +1,9 @@
 import { performance } from 'node:perf_hooks';
-import { Redis } from 'ioredis';
+import { type Cluster, Redis } from 'ioredis';
+import { createClient } from '../../../libs/redis-patterns/src/core/connections/create-client';
 import { failFastOptions } from '../../../libs/redis-patterns/src/core/connections/fail-fast-defaults';
 import { ReplyDeadlines } from '../../../libs/redis-patterns/src/core/connections/reply-deadlines';
-import { privateServer, type RedisServerProcess, waitFor } from '../../support/redis-env';
+import { connectionFor, privateServer, type RedisServerProcess, waitFor } from '../../support/redis-env';
 
 // A script that keeps the server busy for `ms` (no DEBUG needed): the reply comes late, and nothing else is
 // answered meanwhile.
@@ -11,6 +12,7 @@ repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] - start >= tonumber(AR
 return 'done'`;
 
 const DEADLINE_MS = 300;
+const SETTINGS = { name: 'default', keyPrefix: 'rd', commandTimeoutMs: 400, connectTimeoutMs: 2000 };
 // How late a deadline may be noticed here: one sweep interval, plus a loaded machine's timer lateness.
 const LATE_MS = 150;
 
@@ -118,5 +120,35 @@ describe('ReplyDeadlines: the command deadline of a single-server connection, ke
     expect(failed).toBe('MaxRetriesPerRequestError');
     server.resume();
     await waitFor(() => client.status === 'ready', 5000);
+  });
+});
+
+describe('ReplyDeadlines on the connections the module creates', () => {
+  it('keeps the deadline on a single server with the sweep alone, and on every cluster node beside ioredis’ own', async () => {
+    const standalone = createClient(connectionFor('standalone'), SETTINGS);
+    const cluster = createClient(connectionFor('cluster'), SETTINGS);
+    try {
+      const single = standalone.client as Redis;
+      expect(ReplyDeadlines.of(single)?.deadlineMs).toBe(SETTINGS.commandTimeoutMs);
+      expect(single.options.commandTimeout).toBeUndefined();
+      expect(single.options.socketTimeout).toBeUndefined();
+
+      const nodes = cluster.client as Cluster;
+      await nodes.connect();
+      // One key per master, so that every master's connection exists and has carried a command.
+      await Promise.all(['{a}', '{b}', '{c}', '{d}', '{e}'].map((tag) => nodes.set(`rd:${tag}`, '1', 'PX', 10_000)));
+      const masters = nodes.nodes('master');
+      expect(masters).toHaveLength(3);
+      for (const node of masters) {
+        expect(ReplyDeadlines.of(node)?.deadlineMs).toBe(SETTINGS.commandTimeoutMs);
+        // ioredis' per-command deadline stays as a backstop for the node's offline queue; its silent-socket timer
+        // (a listener per command) is the sweep's now.
+        expect(node.options.commandTimeout).toBe(SETTINGS.commandTimeoutMs);
+        expect(node.options.socketTimeout).toBeUndefined();
+      }
+    } finally {
+      standalone.client.disconnect();
+      cluster.client.disconnect();
+    }
   });
 });

@@ -27,9 +27,8 @@ export function silentSocketDeadlineMs(commandTimeoutMs: number): number {
 
 /**
  * The defaults of every owned request-path connection. ioredis on its own queues commands while disconnected and
- * has no command deadline, so a frozen or absent server makes callers hang; these (with a command deadline: see
- * `ReplyDeadlines` on a single server, `perCommandDeadlines` on a cluster's nodes) make a call fail within
- * `commandTimeoutMs` instead, and let each pattern apply its outage policy.
+ * has no command deadline, so a frozen or absent server makes callers hang; these (with the command deadline of
+ * `ReplyDeadlines`) make a call fail within `commandTimeoutMs` instead, and let each pattern apply its outage policy.
  */
 export function failFastOptions(connectTimeoutMs: number): RedisOptions {
   return {
@@ -51,14 +50,6 @@ export function failFastOptions(connectTimeoutMs: number): RedisOptions {
     enableAutoPipelining: false,
     lazyConnect: true,
   };
-}
-
-/**
- * ioredis' own command deadline, a timer per command and a silent-socket timer: what a cluster's node connections
- * use, which ioredis creates itself (a single server's connection keeps the same rules with `ReplyDeadlines`).
- */
-export function perCommandDeadlines(commandTimeoutMs: number): RedisOptions {
-  return { commandTimeout: commandTimeoutMs, socketTimeout: silentSocketDeadlineMs(commandTimeoutMs) };
 }
 
 /**

@@ -10,9 +10,21 @@ export function hashTagOf(key: string): string {
 
 /** The cluster slot of a key, as Redis computes it: CRC16 (XMODEM) of its hash tag's UTF-8 bytes, modulo 16384. */
 export function keySlot(key: string): number {
-  const bytes = Buffer.from(hashTagOf(key), 'utf8');
+  const tag = hashTagOf(key);
   let crc = 0;
-  for (const byte of bytes) crc = ((crc << 8) ^ CRC16[((crc >> 8) ^ byte) & 0xff]) & 0xffff;
+  // Keys are ASCII after escaping (escapeKeyPart), so their UTF-16 units are their UTF-8 bytes: no Buffer per call on
+  // a cluster's hot path. Anything else is hashed as its UTF-8 bytes.
+  for (let i = 0; i < tag.length; i++) {
+    const code = tag.charCodeAt(i);
+    if (code >= 0x80) return slotOfBytes(Buffer.from(tag, 'utf8'));
+    crc = ((crc << 8) ^ CRC16[((crc >> 8) ^ code) & 0xff]) & 0xffff;
+  }
+  return crc & 16383;
+}
+
+function slotOfBytes(bytes: Buffer): number {
+  let crc = 0;
+  for (let i = 0; i < bytes.length; i++) crc = ((crc << 8) ^ CRC16[((crc >> 8) ^ bytes[i]) & 0xff]) & 0xffff;
   return crc & 16383;
 }
 
