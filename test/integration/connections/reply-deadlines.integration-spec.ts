@@ -5,12 +5,6 @@ import { failFastOptions } from '../../../libs/redis-patterns/src/core/connectio
 import { ReplyDeadlines } from '../../../libs/redis-patterns/src/core/connections/reply-deadlines';
 import { connectionFor, privateServer, type RedisServerProcess, waitFor } from '../../support/redis-env';
 
-// A script that keeps the server busy for `ms` (no DEBUG needed): the reply comes late, and nothing else is
-// answered meanwhile.
-const BUSY = `local t = redis.call('TIME') local start = t[1] * 1000000 + t[2]
-repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] - start >= tonumber(ARGV[1]) * 1000
-return 'done'`;
-
 const DEADLINE_MS = 300;
 const SETTINGS = { name: 'default', keyPrefix: 'rd', commandTimeoutMs: 400, connectTimeoutMs: 2000 };
 // How late a deadline may be noticed here: one sweep interval, plus a loaded machine's timer lateness.
@@ -92,24 +86,42 @@ describe('ReplyDeadlines: the command deadline of a single-server connection, ke
   });
 
   it('fails a command unanswered for the deadline while earlier replies keep coming, and keeps the connection', async () => {
-    // Two 250 ms scripts, the second written 100 ms after the first (so the server reads it on its own and answers
-    // the first at 250 ms): the connection is never silent for the deadline, but the second is still unanswered
-    // 300 ms after it was written.
-    const at = (p: Promise<unknown>, since: number) =>
-      p.then(
-        (value) => ({ value, atMs: performance.now() - since }),
-        (error: Error) => ({ error: error.message, atMs: performance.now() - since }),
+    // Six BLPOPs of an empty list that each give up after 100 ms, written at once: the server answers them one after
+    // the other (a connection's commands run in order), so replies keep coming, at most ~200 ms apart (some server
+    // versions check blocking timeouts every 100 ms), and the connection is never silent for the deadline; but the
+    // last ones are still unanswered when the deadline has passed since they were written.
+    const deadlineMs = 400;
+    const own = new Redis(server.url, failFastOptions(2000));
+    const sweep = ReplyDeadlines.keep(own, deadlineMs);
+    let dropped = 0;
+    own.on('error', () => undefined);
+    own.on('close', () => dropped++);
+    try {
+      await own.connect();
+      const started = performance.now();
+      const outcomes = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          own.blpop('rd:empty', 0.1).then(
+            (value) => ({ value, atMs: performance.now() - started }),
+            (error: Error) => ({ error: error.message, atMs: performance.now() - started }),
+          ),
+        ),
       );
-    const first = at(client.eval(BUSY, 0, 250), performance.now());
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const second = await at(client.eval(BUSY, 0, 250), performance.now());
-    expect(await first).toMatchObject({ value: 'done' });
-    expect(second).toMatchObject({ error: 'Command timed out' });
-    expect(second.atMs).toBeGreaterThanOrEqual(DEADLINE_MS - 1);
-    expect(second.atMs).toBeLessThan(DEADLINE_MS + LATE_MS);
-    // Its late reply is discarded and the connection stays up: the next command is answered, in order.
-    expect(await client.ping()).toBe('PONG');
-    expect(closes).toBe(0);
+      expect(outcomes[0]).toMatchObject({ value: null });
+      for (const late of outcomes.slice(-2)) {
+        expect(late).toMatchObject({ error: 'Command timed out' });
+        expect(late.atMs).toBeGreaterThanOrEqual(deadlineMs - 1);
+        expect(late.atMs).toBeLessThan(deadlineMs + LATE_MS);
+      }
+      // Every call was answered in time or failed by the deadline: none by a dropped socket.
+      expect(outcomes.every((o) => ('value' in o && o.value === null) || ('error' in o && o.error === 'Command timed out'))).toBe(true);
+      // Their late replies are discarded as they come (the sweep stops once nothing is owed), and the connection stayed up.
+      await waitFor(() => !sweep.sweeping, 3000);
+      expect(await own.ping()).toBe('PONG');
+      expect(dropped).toBe(0);
+    } finally {
+      own.disconnect();
+    }
   });
 
   it('stops sweeping when nothing is owed, and starts again with the next command', async () => {

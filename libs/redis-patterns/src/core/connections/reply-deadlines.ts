@@ -103,6 +103,10 @@ export class ReplyDeadlines {
       this.dropSocket();
       return;
     }
+    // Replies settle commands in the order they were written: the marks whose newest command is answered lead the
+    // list, and cover nothing awaited any more. (A command this sweep failed is settled but still queued; its mark
+    // was taken off when it expired.)
+    while (this.marks.length > 0 && this.marks[0].last.isSettled) this.marks.shift();
     const last = queue.peekAt(queue.length - 1)!.command;
     if (this.marks.at(-1)?.last !== last) this.marks.push({ at: now, last });
     while (this.marks.length > 0 && now - this.marks[0].at >= this.deadlineMs) this.failUpTo(queue, this.marks.shift()!.last);
