@@ -1,6 +1,6 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { RedisConnectionConfig } from '../options/connection-config.interface';
-import { failFastOptions } from './fail-fast-defaults';
+import { failFastOptions, silentSocketDeadlineMs } from './fail-fast-defaults';
 import { secretsOfClient, secretsOfNodes } from './redact-client-secrets';
 import { ReplyDeadlines } from './reply-deadlines';
 
@@ -62,17 +62,17 @@ export function createClient(config: RedisConnectionConfig, settings: ClientSett
       // auto-pipelining on the node, ASKING is deferred to the next batch and lands after the command, which the
       // importing node answers with MOVED back to the source, and the command bounces between the two until
       // maxRedirections.
-      // ioredis' own per-command deadline stays on the nodes as well as the sweep (added below, per node): ioredis
-      // gives every node an offline queue, which the sweep does not see, and creates some nodes without telling.
+      // A cluster's nodes keep ioredis' own deadline pair: ioredis creates them itself and gives each an offline
+      // queue, which the reply sweep of a single server does not see.
       redisOptions: {
         ...perNodeDefaults,
         commandTimeout: settings.commandTimeoutMs,
+        socketTimeout: silentSocketDeadlineMs(settings.commandTimeoutMs),
         enableAutoPipelining: false,
         connectTimeout,
         ...options.redisOptions,
       },
     });
-    client.on('+node', (node: Redis) => void ReplyDeadlines.keep(node, settings.commandTimeoutMs));
     const secrets = [...secretsOfClient(client), ...secretsOfNodes(nodes)];
     return { client, owned: true, kind: 'cluster', endpoint: `cluster(${nodes.length} seed nodes)`, secrets };
   }

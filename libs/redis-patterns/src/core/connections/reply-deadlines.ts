@@ -20,11 +20,11 @@ const DEADLINES = new WeakMap<Redis, ReplyDeadlines>();
 const SWEEP_INTERVAL_MS = 5;
 
 /**
- * The command deadline of an owned connection to one server (a single server, a Sentinel group's master, each node
- * of a cluster), kept by one sweep of the connection's reply queue rather than by ioredis' `commandTimeout` and
- * `socketTimeout`, which arm a timer per command and a `data` listener per command written to an idle socket: 5–9%
- * of the rate of one EVALSHA per call at 1 to 64 callers, where the sweep measured 0–4%
- * (bench/results/reply-deadlines.txt). A cluster's nodes keep ioredis' `commandTimeout` too, for their offline queue.
+ * The command deadline of an owned single-server connection (a single server, a Sentinel group's master), kept by one
+ * sweep of the connection's reply queue rather than by ioredis' `commandTimeout` and `socketTimeout`, which arm a
+ * timer per command and a `data` listener per command written to an idle socket: 5–9% of the rate of one EVALSHA per
+ * call at 1 to 64 callers, where the sweep measured 0–4% (bench/results/reply-deadlines.txt). A cluster's nodes keep
+ * ioredis' pair: ioredis creates them and gives each an offline queue, which the sweep does not see.
  *
  * The two rules are theirs, noticed within one sweep interval and never early:
  * - a connection silent while replies are owed for just under the deadline (the oldest awaited reply has not come
