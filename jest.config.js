@@ -17,6 +17,8 @@ module.exports = {
     '^nestjs-redis-patterns/adapters$': '<rootDir>/libs/redis-patterns/src/adapters',
     '^nestjs-redis-patterns/doctor$': '<rootDir>/libs/redis-patterns/src/doctor',
     '^nestjs-redis-patterns/health$': '<rootDir>/libs/redis-patterns/src/health',
+    '^nestjs-redis-patterns/messaging$': '<rootDir>/libs/redis-patterns/src/messaging',
+    '^nestjs-redis-patterns/structures$': '<rootDir>/libs/redis-patterns/src/structures',
     '^@app/redis-patterns$': '<rootDir>/libs/redis-patterns/src',
     '^@app/redis-patterns/(.*)$': '<rootDir>/libs/redis-patterns/src/$1',
   },

@@ -2,14 +2,16 @@ import { Module, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import * as library from 'nestjs-redis-patterns';
 import * as adapters from 'nestjs-redis-patterns/adapters';
+import * as messaging from 'nestjs-redis-patterns/messaging';
+import * as structures from 'nestjs-redis-patterns/structures';
 
 /**
  * The library under test, looked up by export name. The services land in the repository independently, so the
  * benchmark resolves them at run time and reports a missing one as "not available" rather than failing to load.
  */
-const exportsByName: Record<string, unknown> = { ...library, ...adapters };
+const exportsByName: Record<string, unknown> = { ...library, ...adapters, ...messaging, ...structures };
 
-/** A public export of `nestjs-redis-patterns` or its `/adapters` entry, or undefined when it is not in the repository yet. */
+/** A public export of `nestjs-redis-patterns` or its `/adapters`, `/messaging` or `/structures` entry, or undefined when it is not in the repository yet. */
 export function libraryExport<T = unknown>(name: string): T | undefined {
   return exportsByName[name] as T | undefined;
 }

@@ -1,7 +1,8 @@
 import { Controller, Get, type INestApplication, Injectable, Scope } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import { Cacheable, RedisPatternsModule, RedisPatternsNotBoundError } from 'nestjs-redis-patterns';
+import { Cacheable, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { RedisPatternsNotBoundError } from '../../libs/redis-patterns/src/errors/redis-patterns-not-bound.error';
 import { connectionFor, uniquePrefix } from '../support/redis-env';
 
 @Injectable()

@@ -1,5 +1,6 @@
 import { Controller, Get, Module, Param, Post } from '@nestjs/common';
-import { CappedList, Leaderboard, RedisPatternsModule, SessionStore, UniqueCounter } from 'nestjs-redis-patterns';
+import { RedisPatternsModule } from 'nestjs-redis-patterns';
+import { CappedList, Leaderboard, SessionStore, UniqueCounter } from 'nestjs-redis-patterns/structures';
 
 @Controller()
 class GameController {

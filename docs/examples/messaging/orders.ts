@@ -1,6 +1,7 @@
 import { Injectable, Module } from '@nestjs/common';
-import { OnRedisMessage, PubSubService, RedisPatternsModule, StreamConsumer, StreamsService } from 'nestjs-redis-patterns';
-import type { StreamMessage } from 'nestjs-redis-patterns';
+import { RedisPatternsModule } from 'nestjs-redis-patterns';
+import { OnRedisMessage, PubSubService, StreamConsumer, StreamsService } from 'nestjs-redis-patterns/messaging';
+import type { StreamMessage } from 'nestjs-redis-patterns/messaging';
 
 /** Stands in for your payment provider: a charge is made once per idempotency key. */
 @Injectable()

@@ -1,4 +1,4 @@
-import type { PubSubService, StreamsService } from 'nestjs-redis-patterns';
+import type { PubSubService, StreamsService } from 'nestjs-redis-patterns/messaging';
 
 /** The services without decorators; `send` and `audit` stand in for your own code. */
 export async function withoutDecorators(

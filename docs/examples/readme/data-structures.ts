@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CappedList, Leaderboard, SessionStore, UniqueCounter } from 'nestjs-redis-patterns';
+import { CappedList, Leaderboard, SessionStore, UniqueCounter } from 'nestjs-redis-patterns/structures';
 
 @Injectable()
 export class Activity {

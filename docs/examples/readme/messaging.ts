@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { OnRedisMessage, PubSubService, StreamConsumer, StreamsService } from 'nestjs-redis-patterns';
-import type { StreamMessage } from 'nestjs-redis-patterns';
+import { OnRedisMessage, PubSubService, StreamConsumer, StreamsService } from 'nestjs-redis-patterns/messaging';
+import type { StreamMessage } from 'nestjs-redis-patterns/messaging';
 
 @Injectable()
 export class Orders {

@@ -11,7 +11,7 @@ const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
 const dist = path.join(root, 'dist');
-const ENTRIES = ['index', 'testing/index', 'adapters/index', 'doctor/index', 'health/index'];
+const ENTRIES = ['index', 'testing/index', 'adapters/index', 'doctor/index', 'health/index', 'messaging/index', 'structures/index'];
 
 rmSync(dist, { recursive: true, force: true });
 const tsc = (...args) =>

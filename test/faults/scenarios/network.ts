@@ -7,7 +7,7 @@
 // instance takes it, the stale holder's fenced write is refused after the heal; stream entries it had in flight are
 // redelivered to the other instances.
 import { Redis } from 'ioredis';
-import { StreamsService } from 'nestjs-redis-patterns';
+import { StreamsService } from 'nestjs-redis-patterns/messaging';
 import { TsChild } from '../lib/child';
 import { now, pause, percentile, waitUntil } from '../lib/measure';
 import { type NetSample, type NetTarget, probe, startNetLoad } from '../lib/net-load';

@@ -11,17 +11,14 @@
 import { Redis } from 'ioredis';
 import {
   CacheService,
-  CappedList,
-  Leaderboard,
   LockNotAcquiredError,
   LockService,
   RateLimitDeniedError,
   RateLimiterService,
   type RateLimitPolicy,
-  SessionStore,
-  StreamsService,
-  UniqueCounter,
 } from 'nestjs-redis-patterns';
+import { CappedList, Leaderboard, SessionStore, UniqueCounter } from 'nestjs-redis-patterns/structures';
+import { StreamsService } from 'nestjs-redis-patterns/messaging';
 import { mb, tally, waitUntil } from '../lib/measure';
 import { check, type Check, figure, type Scenario, type ScenarioContext } from '../lib/scenario';
 import { ownApp, ownStandalone, scanAll } from '../lib/servers';

@@ -9,7 +9,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { PubSubService } from 'nestjs-redis-patterns';
+import { PubSubService } from 'nestjs-redis-patterns/messaging';
 import { TsChild } from '../lib/child';
 import { now, pause, waitUntil } from '../lib/measure';
 import { check, type Check, figure, type Scenario, type ScenarioContext } from '../lib/scenario';

@@ -13,7 +13,9 @@
 // A plain ioredis client with its defaults (offline queue, resend after reconnect) runs the same INCRs alongside, as
 // the control: it shows the hazard the library's settings close, and that this count would see it.
 import { Redis } from 'ioredis';
-import { CappedList, Leaderboard, RateLimiterService, RedisConnections, StreamsService } from 'nestjs-redis-patterns';
+import { RateLimiterService, RedisConnections } from 'nestjs-redis-patterns';
+import { CappedList, Leaderboard } from 'nestjs-redis-patterns/structures';
+import { StreamsService } from 'nestjs-redis-patterns/messaging';
 import { now, pause, waitUntil } from '../lib/measure';
 import { check, type Check, figure, type Scenario } from '../lib/scenario';
 import { ownApp, scanAll, ownStandalone } from '../lib/servers';

@@ -8,7 +8,7 @@
 //    entries come back through the other consumers' XAUTOCLAIM) while a producer writes N entries.
 // D. a poison entry whose handler never settles, four consumers in this process.
 import { Redis } from 'ioredis';
-import { StreamsService, type StreamConsumerHandle } from 'nestjs-redis-patterns';
+import { StreamsService, type StreamConsumerHandle } from 'nestjs-redis-patterns/messaging';
 import { CaptureLogger } from '../lib/capture-logger';
 import { now, pause, percentile, waitUntil } from '../lib/measure';
 import { check, type Check, figure, type Scenario, type ScenarioContext } from '../lib/scenario';

@@ -5,7 +5,7 @@
 // is applied twice over: unguarded (all the library offers: it has no idempotency helper) and behind the
 // hand-written `SET done:<group>:<id> NX` that docs/messaging.md recommends.
 import { Redis } from 'ioredis';
-import { StreamsService, type StreamConsumerHandle } from 'nestjs-redis-patterns';
+import { StreamsService, type StreamConsumerHandle } from 'nestjs-redis-patterns/messaging';
 import type { TsChild } from '../lib/child';
 import { waitUntil } from '../lib/measure';
 import { type Check, figure, type Scenario, type ScenarioContext } from '../lib/scenario';

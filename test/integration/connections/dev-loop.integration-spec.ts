@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { ConnectionStartupError, OnRedisMessage, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { ConnectionStartupError, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { OnRedisMessage } from 'nestjs-redis-patterns/messaging';
 import { freeLoopbackPort, uniquePrefix } from '../../support/redis-env';
 import { type AclUser, createAclUser } from './acl-user';
 

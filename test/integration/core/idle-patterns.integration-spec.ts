@@ -1,7 +1,8 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Redis } from 'ioredis';
-import { CacheService, PubSubService, RedisPatternsModule, type RedisPatternsModuleOptions } from 'nestjs-redis-patterns';
+import { CacheService, RedisPatternsModule, type RedisPatternsModuleOptions } from 'nestjs-redis-patterns';
+import { PubSubService } from 'nestjs-redis-patterns/messaging';
 import { rawClient, uniquePrefix, waitFor } from '../../support/redis-env';
 
 /** The module's connections to the standalone server, by the name each carries (`redis-patterns:<prefix>:…`). */

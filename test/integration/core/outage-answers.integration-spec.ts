@@ -4,19 +4,16 @@ import type { Redis } from 'ioredis';
 import request from 'supertest';
 import {
   CacheService,
-  CappedList,
-  Leaderboard,
   LockService,
   RateLimit,
   RateLimiterService,
   RedisConnections,
   RedisPatternsModule,
   RedisUnavailableError,
-  SessionStore,
-  StreamsService,
-  UniqueCounter,
   WithLock,
 } from 'nestjs-redis-patterns';
+import { CappedList, Leaderboard, SessionStore, UniqueCounter } from 'nestjs-redis-patterns/structures';
+import { StreamsService } from 'nestjs-redis-patterns/messaging';
 import { RedisPatternsHealthIndicator } from 'nestjs-redis-patterns/health';
 import { privateServer, type RedisServerProcess, uniquePrefix, waitFor } from '../../support/redis-env';
 

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type Cluster, Redis } from 'ioredis';
-import { SessionStore } from 'nestjs-redis-patterns';
+import { SessionStore } from 'nestjs-redis-patterns/structures';
 import { formatReport, runDoctor, type DoctorReport } from 'nestjs-redis-patterns/doctor';
 import { lockSelfTest } from '../../../libs/redis-patterns/src/health/doctor/lock-self-test';
 import { diagnose } from '../../../libs/redis-patterns/src/health/doctor/run-doctor';

@@ -12,8 +12,8 @@ import {
   IdempotencyNotClaimedError,
   InvalidOptionsError,
   RedisPatternsModule,
-  UnsupportedHandlerError,
 } from 'nestjs-redis-patterns';
+import { UnsupportedHandlerError } from '../../../libs/redis-patterns/src/errors/unsupported-handler.error';
 import { IdempotencyRuntime } from '../../../libs/redis-patterns/src/idempotency/idempotency.runtime';
 import { IDEMPOTENCY_STORE, type IdempotencyStore } from '../../../libs/redis-patterns/src/idempotency/idempotency.store';
 import { type BackendName, connectionOf, inspectKeys, type KeyInspector } from '../../support/backends';

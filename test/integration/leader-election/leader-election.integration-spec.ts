@@ -1,13 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Controller, Get, Injectable, type INestApplication } from '@nestjs/common';
-import {
-  InvalidArgumentError,
-  InvalidOptionsError,
-  LeaderElection,
-  LeaderTermEndedError,
-  RunOnLeader,
-  UnsupportedHandlerError,
-} from 'nestjs-redis-patterns';
+import { InvalidArgumentError, InvalidOptionsError, LeaderElection, LeaderTermEndedError, RunOnLeader } from 'nestjs-redis-patterns';
+import { UnsupportedHandlerError } from '../../../libs/redis-patterns/src/errors/unsupported-handler.error';
 import { TsChild } from '../../faults/lib/child';
 import { connectionOf, inspectKeys } from '../../support/backends';
 import { privateServer, type RedisServerProcess, uniquePrefix, waitFor } from '../../support/redis-env';

@@ -1,14 +1,8 @@
 import { Controller, Get, Injectable, type INestApplication, Module, Param } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import {
-  LockLostError,
-  LockNotAcquiredError,
-  LockService,
-  RedisPatternsNotBoundError,
-  WithLock,
-  InvalidOptionsError,
-} from 'nestjs-redis-patterns';
+import { LockLostError, LockNotAcquiredError, LockService, WithLock, InvalidOptionsError } from 'nestjs-redis-patterns';
+import { RedisPatternsNotBoundError } from '../../../libs/redis-patterns/src/errors/redis-patterns-not-bound.error';
 import { type BackendName, connectionOf } from '../../support/backends';
 import { connectionFor, rawClient, uniquePrefix } from '../../support/redis-env';
 import { startLockApp, yieldTurn } from './lock-test-app';

@@ -1,7 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Cluster, Redis } from 'ioredis';
-import { RedisPatternsModule, StreamsService } from 'nestjs-redis-patterns';
+import { RedisPatternsModule } from 'nestjs-redis-patterns';
+import { StreamsService } from 'nestjs-redis-patterns/messaging';
 import { connectionFor, rawClient, type TopologyName, uniquePrefix } from '../../support/redis-env';
 import { readAll } from './streams-helpers';
 

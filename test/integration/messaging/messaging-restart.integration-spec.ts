@@ -1,7 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Redis } from 'ioredis';
-import { PubSubService, RedisPatternsModule, type StreamMessage, StreamsService } from 'nestjs-redis-patterns';
+import { RedisPatternsModule } from 'nestjs-redis-patterns';
+import { PubSubService, type StreamMessage, StreamsService } from 'nestjs-redis-patterns/messaging';
 import { privateServer, type RedisServerProcess, uniquePrefix, waitFor } from '../../support/redis-env';
 
 // Faults on a server of this file's own: kill -9 and restart, and killed subscriber connections.

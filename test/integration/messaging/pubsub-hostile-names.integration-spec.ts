@@ -1,6 +1,7 @@
 import { Injectable, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { InvalidArgumentError, OnRedisMessage, PubSubService, RedisPatternsModule, type Subscription } from 'nestjs-redis-patterns';
+import { InvalidArgumentError, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { OnRedisMessage, PubSubService, type Subscription } from 'nestjs-redis-patterns/messaging';
 import { type BackendName, connectionOf } from '../../support/backends';
 import { uniquePrefix, waitFor } from '../../support/redis-env';
 

@@ -1,6 +1,7 @@
 import type { INestApplication, LoggerService } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { PubSubService, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { RedisPatternsModule } from 'nestjs-redis-patterns';
+import { PubSubService } from 'nestjs-redis-patterns/messaging';
 import { type AclUser, createAclUser } from '../connections/acl-user';
 import { uniquePrefix, waitFor } from '../../support/redis-env';
 

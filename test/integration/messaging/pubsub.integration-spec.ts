@@ -1,7 +1,8 @@
 import { Injectable, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Cluster, Redis } from 'ioredis';
-import { InvalidArgumentError, OnRedisMessage, PubSubService, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { InvalidArgumentError, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { OnRedisMessage, PubSubService } from 'nestjs-redis-patterns/messaging';
 import { MemoryKeyspace } from '../../../libs/redis-patterns/src/core/memory/memory-keyspace';
 import { MemoryPubSubStore } from '../../../libs/redis-patterns/src/messaging/memory/memory-pubsub.store';
 import { PUBSUB_STORE, type PubSubStore } from '../../../libs/redis-patterns/src/messaging/pubsub.store';

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Cluster, Redis } from 'ioredis';
-import { InvalidOptionsError, RedisPatternsModule, StreamConsumer, type StreamMessage, StreamsService } from 'nestjs-redis-patterns';
+import { InvalidOptionsError, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { StreamConsumer, type StreamMessage, StreamsService } from 'nestjs-redis-patterns/messaging';
 import { connectionFor, rawClient, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
 import { clientNames, pendingCount } from './streams-helpers';
 

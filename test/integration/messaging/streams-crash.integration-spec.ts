@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Cluster, Redis } from 'ioredis';
-import { RedisPatternsModule, StreamsService } from 'nestjs-redis-patterns';
+import { RedisPatternsModule } from 'nestjs-redis-patterns';
+import { StreamsService } from 'nestjs-redis-patterns/messaging';
 import { connectionFor, rawClient, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
 import { pendingCount } from './streams-helpers';
 

@@ -1,13 +1,8 @@
 import { Injectable, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import {
-  NoRedisInMemoryModeError,
-  PubSubService,
-  RedisPatternsModule,
-  StreamConsumer,
-  type StreamMessage,
-  StreamsService,
-} from 'nestjs-redis-patterns';
+import { RedisPatternsModule } from 'nestjs-redis-patterns';
+import { NoRedisInMemoryModeError } from '../../../libs/redis-patterns/src/errors/no-redis-in-memory-mode.error';
+import { PubSubService, StreamConsumer, type StreamMessage, StreamsService } from 'nestjs-redis-patterns/messaging';
 import { uniquePrefix } from '../../support/redis-env';
 
 @Injectable()

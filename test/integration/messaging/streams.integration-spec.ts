@@ -1,7 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Cluster, Redis } from 'ioredis';
-import { InvalidArgumentError, RedisPatternsModule, type StreamMessage, StreamsService } from 'nestjs-redis-patterns';
+import { InvalidArgumentError, RedisPatternsModule } from 'nestjs-redis-patterns';
+import { type StreamMessage, StreamsService } from 'nestjs-redis-patterns/messaging';
 import { connectionFor, keysWithoutTtl, rawClient, type TopologyName, uniquePrefix, waitFor } from '../../support/redis-env';
 import { pendingCount, readAll } from './streams-helpers';
 

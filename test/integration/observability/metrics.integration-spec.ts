@@ -6,13 +6,12 @@ import {
   CacheService,
   IdempotencyService,
   LockService,
-  PubSubService,
   RateLimiterService,
   RedisConnections,
   RedisPatternsModule,
-  StreamsService,
   WriteBehindService,
 } from 'nestjs-redis-patterns';
+import { PubSubService, StreamsService } from 'nestjs-redis-patterns/messaging';
 import { libraryMeter } from '../../../libs/redis-patterns/src/core/telemetry/metrics';
 import { type BackendName, connectionOf, inspectKeys } from '../../support/backends';
 import { Redis } from 'ioredis';

@@ -16,16 +16,13 @@ import {
   CacheService,
   InvalidOptionsError,
   LockService,
-  OnRedisMessage,
-  PubSubService,
   RedisConnections,
   RedisPatternsModule,
   type RedisPatternsModuleOptions,
-  type StreamMessage,
-  StreamsService,
   WithLock,
   WriteBehindService,
 } from 'nestjs-redis-patterns';
+import { OnRedisMessage, PubSubService, type StreamMessage, StreamsService } from 'nestjs-redis-patterns/messaging';
 import { libraryTracer } from '../../../libs/redis-patterns/src/core/telemetry/tracing';
 import { MemoryPubSubStore } from '../../../libs/redis-patterns/src/messaging/memory/memory-pubsub.store';
 import { PubSubRuntime } from '../../../libs/redis-patterns/src/messaging/pubsub.runtime';

@@ -2,7 +2,8 @@ import { Controller, Get, Injectable, Module, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import { RateLimit, RedisPatternsModule, RedisPatternsNotBoundError, SkipRateLimit } from 'nestjs-redis-patterns';
+import { RateLimit, RedisPatternsModule, SkipRateLimit } from 'nestjs-redis-patterns';
+import { RedisPatternsNotBoundError } from '../../../libs/redis-patterns/src/errors/redis-patterns-not-bound.error';
 import { connectionFor, uniquePrefix } from '../../support/redis-env';
 
 @Controller('search')

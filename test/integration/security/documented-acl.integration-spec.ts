@@ -5,20 +5,16 @@ import { Test } from '@nestjs/testing';
 import type { Redis } from 'ioredis';
 import {
   CacheService,
-  CappedList,
   IdempotencyService,
-  Leaderboard,
   LockService,
-  PubSubService,
   RateLimiterService,
   RedisConnections,
   RedisPatternsModule,
   SemaphoreService,
-  SessionStore,
-  StreamsService,
-  UniqueCounter,
   WriteBehindService,
 } from 'nestjs-redis-patterns';
+import { CappedList, Leaderboard, SessionStore, UniqueCounter } from 'nestjs-redis-patterns/structures';
+import { PubSubService, StreamsService } from 'nestjs-redis-patterns/messaging';
 import { RedisPatternsHealthIndicator } from 'nestjs-redis-patterns/health';
 import { rawClient, uniquePrefix, waitFor } from '../../support/redis-env';
 

@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { CappedList } from 'nestjs-redis-patterns';
+import { CappedList } from 'nestjs-redis-patterns/structures';
 import { inspectKeys, type KeyInspector } from '../../support/backends';
 import { uniquePrefix } from '../../support/redis-env';
 import { startApp, STRUCTURE_BACKENDS } from './structures-app';

@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { Cluster, type Redis } from 'ioredis';
-import { Leaderboard, RedisConnections } from 'nestjs-redis-patterns';
+import { RedisConnections } from 'nestjs-redis-patterns';
+import { Leaderboard } from 'nestjs-redis-patterns/structures';
 import { type BackendName, inspectKeys, type KeyInspector } from '../../support/backends';
 import { rawClient, uniquePrefix } from '../../support/redis-env';
 import { startApp, STRUCTURE_BACKENDS } from './structures-app';

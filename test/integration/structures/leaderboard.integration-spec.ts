@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
-import { InvalidArgumentError, Leaderboard, RedisConnections } from 'nestjs-redis-patterns';
+import { InvalidArgumentError, RedisConnections } from 'nestjs-redis-patterns';
+import { Leaderboard } from 'nestjs-redis-patterns/structures';
 import { type BackendName, inspectKeys, type KeyInspector } from '../../support/backends';
 import { rawClient, uniquePrefix } from '../../support/redis-env';
 import { startApp, STRUCTURE_BACKENDS, STRUCTURE_TOPOLOGIES } from './structures-app';

@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
-import { InvalidArgumentError, SessionStore } from 'nestjs-redis-patterns';
+import { InvalidArgumentError } from 'nestjs-redis-patterns';
+import { SessionStore } from 'nestjs-redis-patterns/structures';
 import { inspectKeys, type KeyInspector } from '../../support/backends';
 import { uniquePrefix, waitFor } from '../../support/redis-env';
 import { startApp, STRUCTURE_BACKENDS } from './structures-app';

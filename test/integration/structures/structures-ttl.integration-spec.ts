@@ -1,4 +1,4 @@
-import { CappedList, Leaderboard, SessionStore, UniqueCounter } from 'nestjs-redis-patterns';
+import { CappedList, Leaderboard, SessionStore, UniqueCounter } from 'nestjs-redis-patterns/structures';
 import { inspectKeys } from '../../support/backends';
 import { uniquePrefix } from '../../support/redis-env';
 import { startApp, STRUCTURE_BACKENDS } from './structures-app';

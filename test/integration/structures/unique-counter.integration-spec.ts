@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Cluster } from 'ioredis';
-import { InvalidArgumentError, UniqueCounter } from 'nestjs-redis-patterns';
+import { InvalidArgumentError } from 'nestjs-redis-patterns';
+import { UniqueCounter } from 'nestjs-redis-patterns/structures';
 import { inspectKeys, type KeyInspector } from '../../support/backends';
 import { rawClient, uniquePrefix } from '../../support/redis-env';
 import { startApp, STRUCTURE_BACKENDS } from './structures-app';

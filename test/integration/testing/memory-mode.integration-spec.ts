@@ -3,12 +3,12 @@ import { Test } from '@nestjs/testing';
 import type { Redis } from 'ioredis';
 import {
   InjectRedis,
-  NoRedisInMemoryModeError,
   RateLimiterService,
   RedisConnections,
   RedisPatternsModule,
   type RedisPatternsModuleOptions,
 } from 'nestjs-redis-patterns';
+import { NoRedisInMemoryModeError } from '../../../libs/redis-patterns/src/errors/no-redis-in-memory-mode.error';
 import { RedisPatternsHealthIndicator } from 'nestjs-redis-patterns/health';
 import { clearKeys } from 'nestjs-redis-patterns/testing';
 import { RecordingLogger } from '../../contexts/recording-logger';

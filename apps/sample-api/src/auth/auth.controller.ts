@@ -1,5 +1,6 @@
 import { BadRequestException, Body, Controller, Get, Headers, HttpCode, Post, UnauthorizedException } from '@nestjs/common';
-import { RateLimit, SessionStore } from 'nestjs-redis-patterns';
+import { RateLimit } from 'nestjs-redis-patterns';
+import { SessionStore } from 'nestjs-redis-patterns/structures';
 import { LoginAttempts } from './login-attempts';
 import { UserRepository } from './user.repository';
 

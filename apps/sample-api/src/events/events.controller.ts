@@ -1,5 +1,5 @@
 import { BadRequestException, Body, Controller, HttpCode, type MessageEvent, Post, Sse } from '@nestjs/common';
-import { StreamsService } from 'nestjs-redis-patterns';
+import { StreamsService } from 'nestjs-redis-patterns/messaging';
 import { map, type Observable } from 'rxjs';
 import { NotificationsHub } from './notifications.hub';
 import { EVENTS_STREAM } from './visitor-stats.consumer';

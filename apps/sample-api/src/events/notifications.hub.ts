@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnRedisMessage } from 'nestjs-redis-patterns';
+import { OnRedisMessage } from 'nestjs-redis-patterns/messaging';
 import { Subject } from 'rxjs';
 
 export const NOTIFICATIONS_CHANNEL = 'notifications';

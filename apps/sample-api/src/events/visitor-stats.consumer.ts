@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { PubSubService, StreamConsumer, type StreamMessage, UniqueCounter } from 'nestjs-redis-patterns';
+import { PubSubService, StreamConsumer, type StreamMessage } from 'nestjs-redis-patterns/messaging';
+import { UniqueCounter } from 'nestjs-redis-patterns/structures';
 import { NOTIFICATIONS_CHANNEL, type Notification } from './notifications.hub';
 
 export const EVENTS_STREAM = 'events';

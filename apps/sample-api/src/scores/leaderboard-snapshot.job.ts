@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { CappedList, LeaderElection, Leaderboard, RunOnLeader } from 'nestjs-redis-patterns';
+import { LeaderElection, RunOnLeader } from 'nestjs-redis-patterns';
+import { CappedList, Leaderboard } from 'nestjs-redis-patterns/structures';
 import { BOARD } from './scores.controller';
 
 /** The capped list of leaderboard snapshots, newest first. */

@@ -1,5 +1,5 @@
 import { BadRequestException, Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
-import { Leaderboard, type LeaderboardEntry } from 'nestjs-redis-patterns';
+import { Leaderboard, type LeaderboardEntry } from 'nestjs-redis-patterns/structures';
 
 export const BOARD = 'players';
 

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { UniqueCounter } from 'nestjs-redis-patterns';
+import { UniqueCounter } from 'nestjs-redis-patterns/structures';
 import { VisitorStatsConsumer, visitorsKey } from '../events/visitor-stats.consumer';
 import { type LeaderboardSnapshot, LeaderboardSnapshotJob } from '../scores/leaderboard-snapshot.job';
 

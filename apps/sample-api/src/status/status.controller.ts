@@ -1,5 +1,5 @@
 import { Controller, Get, Header, HttpCode, type MessageEvent, Post, Sse } from '@nestjs/common';
-import { Leaderboard, UniqueCounter } from 'nestjs-redis-patterns';
+import { Leaderboard, UniqueCounter } from 'nestjs-redis-patterns/structures';
 import { concatMap, from, map, type Observable, startWith } from 'rxjs';
 import { visitorsKey } from '../events/visitor-stats.consumer';
 import { BOARD } from '../scores/scores.controller';

@@ -19,7 +19,6 @@ export type {
   RateLimitBalance,
   RateLimitConsumeOptions,
   RateLimitDecision,
-  RateLimitOutageOptions,
   RateLimitPolicy,
   TokenBucketPolicy,
   WindowPolicy,

@@ -1,4 +1,8 @@
 import { UncacheableArgumentError } from '../cache/advisors/uncacheable-argument.error';
+import { ConnectionNotFoundError } from './connection-not-found.error';
+import { NoRedisInMemoryModeError } from './no-redis-in-memory-mode.error';
+import { RedisPatternsNotBoundError } from './redis-patterns-not-bound.error';
+import { UnsupportedHandlerError } from './unsupported-handler.error';
 import * as root from '../index';
 import * as health from '../health/index';
 import { QuorumUnreachableError } from '../lease/quorum-lease.store';
@@ -13,11 +17,11 @@ const decision = { allowed: false, limit: 1, remaining: 0, resetMs: 1000, retryA
 const SAMPLES: Record<string, () => Error> = {
   InvalidOptionsError: () => new api.InvalidOptionsError('cache.defaultTtl', 'a positive number', '-1'),
   InvalidArgumentError: () => new api.InvalidArgumentError('ttl', 'must be positive'),
-  ConnectionNotFoundError: () => new api.ConnectionNotFoundError('cache', ['default']),
+  ConnectionNotFoundError: () => new ConnectionNotFoundError('cache', ['default']),
   ConnectionStartupError: () => new api.ConnectionStartupError('default', '127.0.0.1:6379', 'refused', 'refused'),
-  RedisPatternsNotBoundError: () => new api.RedisPatternsNotBoundError('Reports', 'list'),
-  UnsupportedHandlerError: () => new api.UnsupportedHandlerError('Reports', 'list', 'it is a getter'),
-  NoRedisInMemoryModeError: () => new api.NoRedisInMemoryModeError('StreamsService'),
+  RedisPatternsNotBoundError: () => new RedisPatternsNotBoundError('Reports', 'list'),
+  UnsupportedHandlerError: () => new UnsupportedHandlerError('Reports', 'list', 'it is a getter'),
+  NoRedisInMemoryModeError: () => new NoRedisInMemoryModeError('StreamsService'),
   RedisUnavailableError: () =>
     new api.RedisUnavailableError('default', 'get', 'timeout', { timeoutMs: 500, reconnecting: true, cause: new Error('x') }),
   RedisRefusedError: () => new api.RedisRefusedError('evalsha', 'NOPERM', 'NOPERM no permission'),
@@ -41,9 +45,16 @@ const SAMPLES: Record<string, () => Error> = {
 };
 
 // Classes exported for an application's own use or as a transport's wrapper, not errors the library raises itself.
-const NOT_LIBRARY_ERRORS = new Set(['RedisPatternsError', 'AnsweredRedisPatternsError', 'HttpMappableDomainError', 'GraphQLContextError']);
-// Thrown by the library but not exported from the root (yet): sampled here all the same.
-const UNEXPORTED = ['UncacheableArgumentError', 'QuorumUnreachableError'];
+const NOT_LIBRARY_ERRORS = new Set(['RedisPatternsError', 'AnsweredRedisPatternsError', 'HttpMappableDomainError']);
+// Thrown by the library but not exported (matched by their code): sampled here all the same.
+const UNEXPORTED = [
+  'UncacheableArgumentError',
+  'QuorumUnreachableError',
+  'ConnectionNotFoundError',
+  'RedisPatternsNotBoundError',
+  'UnsupportedHandlerError',
+  'NoRedisInMemoryModeError',
+];
 
 const exportedErrorClasses = Object.entries(api).filter(
   ([name, value]) => typeof value === 'function' && value.prototype instanceof Error && !NOT_LIBRARY_ERRORS.has(name),

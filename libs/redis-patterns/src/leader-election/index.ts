@@ -6,4 +6,3 @@ export type { TermEndReason } from './leader-term-ended.error';
 export type { LeadershipChange } from './campaign';
 export type { CampaignOptions } from './campaign.options';
 export { RunOnLeader } from './run-on-leader.decorator';
-export type { RunOnLeaderOptions } from './run-on-leader.decorator';

@@ -2,13 +2,10 @@ import { createAdvisedDecorator } from '../core/advice/create-advised-decorator'
 import type { CampaignOptions } from './campaign.options';
 import { RunOnLeaderAdvisor } from './run-on-leader.advisor';
 
-/** Options of {@link RunOnLeader}: the resource's campaign (the same for every method of one resource). */
-export type RunOnLeaderOptions = CampaignOptions;
-
 /** @internal What `@RunOnLeader` records for its advisor. */
 export interface RunOnLeaderDeclaration {
   readonly resource: string;
-  readonly options?: RunOnLeaderOptions;
+  readonly options?: CampaignOptions;
 }
 
 /**
@@ -22,6 +19,6 @@ export interface RunOnLeaderDeclaration {
  * @RunOnLeader('hourly-report', { ttlMs: 15_000 })
  * async hourlyReport() { const { fencingToken, signal } = this.election.currentTerm()!; … }
  */
-export function RunOnLeader(resource: string, options?: RunOnLeaderOptions): MethodDecorator {
+export function RunOnLeader(resource: string, options?: CampaignOptions): MethodDecorator {
   return createAdvisedDecorator(RunOnLeaderAdvisor, { resource, options } satisfies RunOnLeaderDeclaration);
 }

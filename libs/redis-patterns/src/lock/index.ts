@@ -1,6 +1,5 @@
 // Public surface of this pattern: explicit named exports (`export type` for interfaces).
 export { LockService } from './lock.service';
-export type { LockedWork } from './lock.service';
 export type { AcquireOptions, TryAcquireOptions } from '../lease/acquire-options';
 export { Lock } from './lock';
 export { ReadWriteLock } from './read-write-lock';

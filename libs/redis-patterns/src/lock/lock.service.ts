@@ -21,7 +21,7 @@ import { type ReadWriteHost, ReadWriteLock } from './read-write-lock';
 import { READ_WRITE_STORE, type ReadWriteStore } from './read-write-lock.store';
 import { RedisRefusedError } from '../errors/redis-refused.error';
 
-/** The work of `using()`: `signal` aborts (reason: a LockLostError) as soon as the lock is known to be lost. */
+/** The work run under a lock or lease: `signal` aborts (reason: a LockLostError) as soon as it is known lost. */
 export type LockedWork<T> = (signal: AbortSignal, lock: Lock) => Promise<T> | T;
 
 type Failure = Refusal<LockFailureReason>;
@@ -150,7 +150,7 @@ export class LockService implements OnModuleInit {
    * is known lost (an extension finds it gone, or its validity ends without one), and releases it when `work`
    * settles. The result or error of `work` propagates unchanged; a failed release is logged, never thrown.
    */
-  async using<T>(resource: string, work: LockedWork<T>, options: AcquireOptions = {}): Promise<T> {
+  async using<T>(resource: string, work: (signal: AbortSignal, lock: Lock) => Promise<T> | T, options: AcquireOptions = {}): Promise<T> {
     if (typeof work !== 'function') throw new InvalidArgumentError('work', 'expected a function (signal, lock) => result');
     const lock = await this.acquire(resource, options);
     return this.runtime.leases.run(lock, work);

@@ -63,7 +63,7 @@ export class ReadWriteLock {
    * Runs `work` under a read lease, with other readers: waits up to `waitMs` while a writer holds the lock or waits
    * for it. Rejects with LockNotAcquiredError when the wait ends (`contention`) or Redis is unavailable.
    */
-  async read<T>(work: LockedWork<T>, options: AcquireOptions = {}): Promise<T> {
+  async read<T>(work: (signal: AbortSignal, lock: Lock) => Promise<T> | T, options: AcquireOptions = {}): Promise<T> {
     checkWork(work);
     const lease = await this.host.acquire(this.resource, this.readLeaseKeys, options, this.readSide);
     return this.host.run(lease, work);
@@ -73,7 +73,7 @@ export class ReadWriteLock {
    * Runs `work` under the write lease, alone: waits up to `waitMs` for readers and writers to leave, keeping new
    * readers out meanwhile. Rejects with LockNotAcquiredError when the wait ends (`contention`) or Redis is unavailable.
    */
-  async write<T>(work: LockedWork<T>, options: AcquireOptions = {}): Promise<T> {
+  async write<T>(work: (signal: AbortSignal, lock: Lock) => Promise<T> | T, options: AcquireOptions = {}): Promise<T> {
     checkWork(work);
     const waitMs = options.waitMs === undefined ? 0 : checkMs(options.waitMs, 'waitMs', 0);
     const waiting: WaitingWriter | undefined = waitMs > 0 ? { id: this.host.waiterId(), markTtlMs: this.host.waitMarkTtlMs } : undefined;

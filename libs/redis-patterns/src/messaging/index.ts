@@ -1,4 +1,6 @@
-// Public surface of this pattern: explicit named exports (`export type` for interfaces).
+// `nestjs-redis-patterns/messaging`: pub/sub and Streams consumer groups: their services, decorators and types.
+// Explicit named exports (`export type` for interfaces). The option sections are the root's too (forRoot's `pubsub`
+// and `streams`).
 export type { PubSubOptions } from './pubsub.options';
 export type { StreamsOptions } from './streams.options';
 export { PubSubService } from './pubsub.service';

@@ -11,7 +11,6 @@ export type {
   RateLimitAlgorithm,
   RateLimitBalance,
   RateLimitDecision,
-  RateLimitOutageOptions,
   RateLimitPolicy,
   TokenBucketPolicy,
   WindowPolicy,

@@ -99,19 +99,21 @@ export interface RateLimitDecision extends PolicyState {
   readonly source: 'redis' | 'fail-open' | 'memory';
 }
 
-/** What a limiter does when Redis cannot answer (down, frozen past the command timeout, unreachable). */
-export interface RateLimitOutageOptions {
-  /** Allow calls while Redis is unavailable (default: the module's `rateLimit.failOpen`, itself default true). */
+/** Options of one `consume` call (and of `@RateLimit`, which takes these too). */
+export interface RateLimitConsumeOptions {
+  /** Units this call consumes (default 1). Integer for window algorithms; may be fractional for token-bucket and GCRA. */
+  readonly cost?: number;
+  /**
+   * Allow calls while Redis cannot answer (down, frozen past the command timeout, unreachable). Default: the
+   * module's `rateLimit.failOpen`, itself default true.
+   */
   readonly failOpen?: boolean;
   /**
-   * Enforce the same policies per application instance in memory while Redis is unavailable (default: the module's
+   * Enforce the same policies per application instance in memory while Redis cannot answer (default: the module's
    * `rateLimit.inMemoryFallback`, itself default false). Takes precedence over `failOpen`.
    */
   readonly inMemoryFallback?: boolean;
 }
 
-/** Options of one `consume` call. */
-export interface RateLimitConsumeOptions extends RateLimitOutageOptions {
-  /** Units this call consumes (default 1). Integer for window algorithms; may be fractional for token-bucket and GCRA. */
-  readonly cost?: number;
-}
+/** What a limiter does when Redis cannot answer. */
+export type RateLimitOutageOptions = Pick<RateLimitConsumeOptions, 'failOpen' | 'inMemoryFallback'>;

@@ -2,11 +2,11 @@ import type { ExecutionContext } from '@nestjs/common';
 import { describeValue, isPlainObject } from '../core/options/option-checks';
 import { InvalidOptionsError } from '../errors/invalid-options.error';
 import { checkCost, compilePolicies, type CompiledPolicies, type PolicyErrorFactory } from './compile-policies';
-import type { RateLimitOutageOptions, RateLimitPolicy } from './rate-limit-policy';
+import type { RateLimitConsumeOptions, RateLimitOutageOptions, RateLimitPolicy } from './rate-limit-policy';
 import { isThenable } from '../core/promises/is-thenable';
 
 /** Options of `@RateLimit` besides its policies. */
-export interface RateLimitDecoratorOptions extends RateLimitOutageOptions {
+export interface RateLimitDecoratorOptions extends RateLimitConsumeOptions {
   /**
    * What one budget is counted per. On a provider method (or any method called directly): a string, or a function
    * of the method's arguments (default: one budget for the method). On a handler Nest calls: a string, or a function
@@ -19,8 +19,6 @@ export interface RateLimitDecoratorOptions extends RateLimitOutageOptions {
   readonly key?: string | ((...args: any[]) => string | number | Promise<string | number>);
   /** The limiter's name, part of its keys (default `Class.method`); limiters with one name share budgets. */
   readonly name?: string;
-  /** Units per call (default 1). */
-  readonly cost?: number;
   /**
    * Skips the limit for a call when it returns true (nothing is counted): a function of the method's arguments on a
    * provider method, of `(request, context)` on a handler Nest calls (as `key`). The module's `rateLimit.skipIf`

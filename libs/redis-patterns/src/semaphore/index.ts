@@ -1,6 +1,5 @@
 // Public surface of this pattern: explicit named exports (`export type` for interfaces).
 export { SemaphoreService } from './semaphore.service';
-export type { PermitWork } from './semaphore.service';
 export { Permit } from './permit';
 export { WithPermit } from './with-permit.decorator';
 export type { WithPermitOptions } from './with-permit.decorator';

@@ -16,9 +16,6 @@ import { checkPermits, semaphoreKeys } from './semaphore-keys';
 import { SemaphoreRuntime } from './semaphore.runtime';
 import { SEMAPHORE_STORE, type SemaphoreStore } from './semaphore.store';
 
-/** The work of `using()`: `signal` aborts (reason: a PermitLostError) as soon as the permit is known to be lost. */
-export type PermitWork<T> = (signal: AbortSignal, permit: Permit) => Promise<T> | T;
-
 type Failure = Refusal<PermitFailureReason>;
 
 /** Owner tokens of every SemaphoreService of the process. */
@@ -90,7 +87,12 @@ export class SemaphoreService {
    * `ttlMs × lock.autoExtendRatio` while `work` runs, aborts `signal` with a PermitLostError as soon as the permit is
    * known lost, and releases it when `work` settles. The result or error of `work` propagates unchanged.
    */
-  async using<T>(resource: string, permits: number, work: PermitWork<T>, options: AcquireOptions = {}): Promise<T> {
+  async using<T>(
+    resource: string,
+    permits: number,
+    work: (signal: AbortSignal, permit: Permit) => Promise<T> | T,
+    options: AcquireOptions = {},
+  ): Promise<T> {
     if (typeof work !== 'function') throw new InvalidArgumentError('work', 'expected a function (signal, permit) => result');
     const permit = await this.acquire(resource, permits, options);
     return this.runtime.leases.run(permit, work);

@@ -1,4 +1,6 @@
-// Public surface of this pattern: explicit named exports (`export type` for interfaces).
+// `nestjs-redis-patterns/structures`: sessions, leaderboards, unique counters (HyperLogLog) and capped lists: their
+// classes and types. Explicit named exports (`export type` for interfaces). The option sections are the root's too
+// (forRoot's `sessions`, `leaderboard`, `uniqueCounter` and `cappedList`).
 export { SessionStore } from './session-store';
 export type { CreateSessionOptions, TouchSessionOptions } from './session-store';
 export type { SessionData } from './session-codec';
