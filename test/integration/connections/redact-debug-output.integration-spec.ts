@@ -12,7 +12,8 @@ const root = join(__dirname, '../../..');
 const CHILD = `
 const { Test } = require('@nestjs/testing');
 const { Redis } = require('ioredis');
-const { RedisPatternsModule, Leaderboard } = require('nestjs-redis-patterns');
+const { RedisPatternsModule } = require('nestjs-redis-patterns');
+const { Leaderboard } = require('nestjs-redis-patterns/structures');
 
 async function withModule(connection, run) {
   const moduleRef = await Test.createTestingModule({
