@@ -211,6 +211,18 @@ describe.each<BackendName>(['standalone', 'cluster', 'memory'])('SemaphoreServic
     expect(ok.body).toEqual({ tenant: '7' });
   });
 
+  it('answers false to the release of a permit whose TTL passed while another holder keeps the set alive', async () => {
+    // The expired member stays in the set until an acquisition prunes it: the release removes it all the same,
+    // and tells the caller the permit was no longer theirs.
+    const short = (await semaphores.tryAcquire('expiring', 2, { ttlMs: 150 }))!;
+    const long = (await semaphores.tryAcquire('expiring', 2, { ttlMs: 5000 }))!;
+    await waitFor(() => short.remainingMs === 0, 3000);
+    expect(await short.release()).toBe(false);
+    expect(await long.release()).toBe(true);
+    // The last member removed, the set is gone (the fencing counter stays, with its own TTL).
+    expect(await admin.pttl(short.keys.lease)).toBe(-2);
+  });
+
   it('rejects bad arguments naming them, and writes nothing', async () => {
     await expect(semaphores.tryAcquire('', 1)).rejects.toMatchObject({ argument: 'resource' });
     await expect(semaphores.tryAcquire('bad-permits', 0)).rejects.toMatchObject({ argument: 'permits' });

@@ -9,7 +9,11 @@ import type { LeaseKeys } from './lease-keys';
 export interface LeaseStore {
   /** True when the lease was still ours and now lives `ttlMs` more; false when it is gone or someone else's. */
   extend(keys: LeaseKeys, token: string, ttlMs: number): Promise<boolean>;
-  /** True when the lease was ours and is given back; false when it was already gone or someone else's. */
+  /**
+   * Gives the lease back if it is ours: true when the owner's token was there and is removed, false when it was
+   * already gone or someone else's. A shared lease's member whose expiry passed but was not pruned yet counts as
+   * there: {@link Lease.release} judges expiry by the lease's validity.
+   */
   release(keys: LeaseKeys, token: string): Promise<boolean>;
 }
 

@@ -74,9 +74,13 @@ export abstract class Lease<TLost extends Error = Error> {
    */
   release(): Promise<boolean> {
     if (this.released) return Promise.resolve(false);
-    return this.context.store.release(this.keys, this.token).then((deleted) => {
+    return this.context.store.release(this.keys, this.token).then((removed) => {
+      // Still ours only if its validity had not ended either: that bound is below the server's expiry (measured from
+      // before the acquisition was sent, less the clock drift), so a lease valid here was not expired in Redis when
+      // the release ran. A shared lease's expired member may linger until pruned; this tells it from a held one.
+      const held = removed && this.remainingMs > 0;
       this.markGone();
-      return deleted;
+      return held;
     });
   }
 

@@ -7,7 +7,7 @@ type Holders = Map<string, number>;
 
 /**
  * Shared leases (read leases, semaphore permits, waiting marks) in the module's memory mode, with the semantics of
- * the Redis scripts (KEEP_ALIVE_LUA, EXTEND/RELEASE_SHARED_LEASE_SCRIPT): a member whose expiry has passed is no
+ * the Redis scripts and commands (KEEP_ALIVE_LUA, EXTEND_SHARED_LEASE_SCRIPT, the release's ZREM): a member whose expiry has passed is no
  * longer a holder, and the set's key lives as long as its latest member.
  */
 export class MemorySharedLeases implements LeaseStore {
@@ -45,10 +45,10 @@ export class MemorySharedLeases implements LeaseStore {
 
   release(keys: LeaseKeys, token: string): Promise<boolean> {
     const holders = this.keyspace.get<Holders>(keys.lease);
-    const expiry = holders?.get(token);
-    if (expiry === undefined) return Promise.resolve(false);
-    holders!.delete(token);
+    if (!holders?.has(token)) return Promise.resolve(false);
+    holders.delete(token);
     if (holders!.size === 0) this.keyspace.delete(keys.lease);
-    return Promise.resolve(expiry > this.keyspace.now());
+    // As Redis's ZREM: the member was there, expired or not (the lease's validity judges expiry).
+    return Promise.resolve(true);
   }
 }
