@@ -3,7 +3,7 @@ import { batchFormOf, crossSlotFormOf } from '../../../libs/redis-patterns/src/c
 import { IN_FLIGHT_WINDOW, MAX_BATCH_ITEMS } from '../../../libs/redis-patterns/src/core/scripts/coalescing-queue';
 import { keySlot } from '../../../libs/redis-patterns/src/core/keys/key-slot';
 import { RedisExecutor } from '../../../libs/redis-patterns/src/core/scripts/redis-executor';
-import { defineScript, type RedisScript } from '../../../libs/redis-patterns/src/core/scripts/redis-script';
+import { defineCommandScript, defineScript, type RedisScript } from '../../../libs/redis-patterns/src/core/scripts/redis-script';
 import { WRITES_PER_SOCKET_WRITE } from '../../../libs/redis-patterns/src/core/scripts/turn-writes';
 
 function run<T>(client: Redis | Cluster, script: RedisScript<T>, keys: string[], args: Array<string | number>): Promise<T> {
@@ -31,6 +31,9 @@ redis.call('PEXPIRE', KEYS[1], 60000)
 return { value, #KEYS, #ARGV }`,
   { keys: 1, args: 1 },
 );
+
+/** A command script: ZREM KEYS[1] ARGV[1]. */
+const remove = defineCommandScript<number>('test_command_zrem', 'zrem', { keys: 1, args: 1 });
 
 /** Appends ARGV[1] to a list: shows the order calls reach the server in. */
 const append = defineScript<number>(
@@ -208,6 +211,26 @@ describe('RedisExecutor.run: adaptive batching against a real server', () => {
       expect((outcomes[3] as PromiseFulfilledResult<unknown>).value).toBeNull();
       expect((outcomes[4] as PromiseFulfilledResult<unknown>).value).toEqual([2, 1, 1]);
     }
+  });
+
+  it('sends a lone call of a command script as the command itself, and waiting calls of it in the batch form', async () => {
+    const key = `${prefix}:command-script`;
+    await observer.zadd(key, 1, 'a', 2, 'b', 3, 'c');
+    await observer.pexpire(key, 60_000);
+    const sent = jest.spyOn(redis, 'sendCommand');
+    const names = () => sent.mock.calls.map(([command]) => command.name);
+    expect(await run(redis, remove, [key], ['a'])).toBe(1);
+    expect(names()).toEqual(['zrem']);
+    sent.mockClear();
+    const filled = fillWindow(redis, `${prefix}:command-fill`);
+    const replies = Promise.all(['b', 'missing', 'c'].map((member) => run(redis, remove, [key], [member])));
+    expect(await replies).toEqual([1, 0, 1]);
+    await filled;
+    expect(names()).not.toContain('zrem');
+    const scripts = sent.mock.calls.map(([command]) => command).filter((command) => command.name === 'evalsha');
+    expect(scripts.map((command) => String(command.args[0]))).toContain(batchFormOf(remove).sha);
+    expect(remove.body).toBe("return redis.call('ZREM', KEYS[1], ARGV[1])");
+    expect(await observer.exists(key)).toBe(0);
   });
 
   it('applies calls in submission order, from the ones written at once to the ones that waited, across batches', async () => {

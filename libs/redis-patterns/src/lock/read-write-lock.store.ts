@@ -3,6 +3,7 @@ import type { RedisExecutor } from '../core/scripts/redis-executor';
 import { type AttemptResult, toAttemptResult } from '../lease/attempt-result';
 import type { LeaseStore } from '../lease/lease.store';
 import { OrphanReleases } from '../lease/orphan-releases';
+import { RELEASE_SHARED_LEASE_SCRIPT } from '../lease/scripts/release-shared-lease.script';
 import { RedisSharedLeases } from '../lease/shared-leases';
 import type { ReadWriteKeys } from './lock-keys';
 import { LEASE_SETTINGS, type LeaseSettings } from '../lease/lease.options';
@@ -73,7 +74,7 @@ export class RedisReadWriteStore implements ReadWriteStore {
   }
 
   async withdraw(keys: ReadWriteKeys, waiterId: string): Promise<void> {
-    await this.redis.call('zrem', keys.waiting, waiterId);
+    await this.redis.run(RELEASE_SHARED_LEASE_SCRIPT, [keys.waiting], [waiterId]);
   }
 }
 

@@ -37,6 +37,11 @@ export interface RedisScript<TReply> {
   readonly sha: string;
   /** `rp_<name>_<sha1 prefix>`: content-versioned, so two versions of a script never share a name. */
   readonly commandName: string;
+  /**
+   * For a script that is one command of its keys then its arguments ({@link defineCommandScript}): that command,
+   * which a call going alone is sent as (nothing for the server to run but the command); a batch still runs the body.
+   */
+  readonly command?: string;
   /** Phantom field carrying the reply type. */
   readonly __reply?: TReply;
 }
@@ -71,6 +76,21 @@ export function defineScript<TReply>(name: string, body: string, options: Script
     sha: single.sha,
     commandName: `rp_${name}_${single.sha.slice(0, 10)}`,
   };
+}
+
+/**
+ * Declares a script that is one command: `command` of the call's keys, then its arguments (a shared lease's release
+ * is `ZREM set token`). A call written at once (few replies outstanding) is that command itself, with no script for
+ * the server to look up and run; calls that wait behind outstanding replies share one EVALSHA of the batch form, as
+ * every script's do. The body is written from the command, so the two forms cannot differ.
+ */
+export function defineCommandScript<TReply>(name: string, command: string, shape: { keys: number; args: number }): RedisScript<TReply> {
+  const operands = [
+    ...Array.from({ length: shape.keys }, (_, i) => `KEYS[${i + 1}]`),
+    ...Array.from({ length: shape.args }, (_, i) => `ARGV[${i + 1}]`),
+  ];
+  const script = defineScript<TReply>(name, `return redis.call('${command.toUpperCase()}', ${operands.join(', ')})`, shape);
+  return { ...script, command: command.toLowerCase() };
 }
 
 /** A Lua text with its SHA-1. */

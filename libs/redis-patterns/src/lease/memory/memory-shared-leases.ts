@@ -7,7 +7,7 @@ type Holders = Map<string, number>;
 
 /**
  * Shared leases (read leases, semaphore permits, waiting marks) in the module's memory mode, with the semantics of
- * the Redis scripts and commands (KEEP_ALIVE_LUA, EXTEND_SHARED_LEASE_SCRIPT, the release's ZREM): a member whose expiry has passed is no
+ * the Redis scripts (KEEP_ALIVE_LUA, EXTEND/RELEASE_SHARED_LEASE_SCRIPT): a member whose expiry has passed is no
  * longer a holder, and the set's key lives as long as its latest member.
  */
 export class MemorySharedLeases implements LeaseStore {
