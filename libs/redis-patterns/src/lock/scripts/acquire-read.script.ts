@@ -1,7 +1,7 @@
 import { SERVER_CLOCK_LUA } from '../../core/scripts/lua/server-clock.lua';
 import { defineScript } from '../../core/scripts/redis-script';
 import { NEXT_FENCE_LUA } from '../../lease/scripts/next-fence.lua';
-import { KEEP_ALIVE_LUA } from '../../lease/scripts/shared-lease.lua';
+import { KEEP_ALIVE_FOR_LUA } from '../../lease/scripts/shared-lease.lua';
 
 /**
  * Takes a read lease of a read-write lock, with its fencing token, in one round trip.
@@ -25,8 +25,8 @@ if redis.call('ZCOUNT', KEYS[3], '(' .. now_ms_text(), '+inf') > 0 then return {
 local now = now_ms()
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
-keep_alive(KEYS[2], now)
+keep_alive_for(KEYS[2], ARGV[2])
 return {1, next_fence(KEYS[4], ARGV[3])}
 `,
-  { keys: 4, args: 3, prelude: SERVER_CLOCK_LUA + NEXT_FENCE_LUA + KEEP_ALIVE_LUA },
+  { keys: 4, args: 3, prelude: SERVER_CLOCK_LUA + NEXT_FENCE_LUA + KEEP_ALIVE_FOR_LUA },
 );

@@ -1,7 +1,7 @@
 import { SERVER_CLOCK_LUA } from '../../core/scripts/lua/server-clock.lua';
 import { defineScript } from '../../core/scripts/redis-script';
 import { NEXT_FENCE_LUA } from '../../lease/scripts/next-fence.lua';
-import { KEEP_ALIVE_LUA } from '../../lease/scripts/shared-lease.lua';
+import { KEEP_ALIVE_FOR_LUA } from '../../lease/scripts/shared-lease.lua';
 
 /**
  * Takes the write lease of a read-write lock, with its fencing token, in one round trip; or, when readers or a
@@ -34,9 +34,9 @@ if retry == -2 then
 end
 if tonumber(ARGV[5]) > 0 then
   redis.call('ZADD', KEYS[3], now + tonumber(ARGV[5]), ARGV[4])
-  keep_alive(KEYS[3], now)
+  keep_alive_for(KEYS[3], ARGV[5])
 end
 return {0, math.max(retry, 0)}
 `,
-  { keys: 4, args: 5, prelude: SERVER_CLOCK_LUA + NEXT_FENCE_LUA + KEEP_ALIVE_LUA },
+  { keys: 4, args: 5, prelude: SERVER_CLOCK_LUA + NEXT_FENCE_LUA + KEEP_ALIVE_FOR_LUA },
 );

@@ -1,7 +1,7 @@
 import { SERVER_CLOCK_LUA } from '../../core/scripts/lua/server-clock.lua';
 import { defineScript } from '../../core/scripts/redis-script';
 import { NEXT_FENCE_LUA } from '../../lease/scripts/next-fence.lua';
-import { KEEP_ALIVE_LUA } from '../../lease/scripts/shared-lease.lua';
+import { KEEP_ALIVE_FOR_LUA } from '../../lease/scripts/shared-lease.lua';
 
 /**
  * Takes one permit of a semaphore and issues its fencing token, in one round trip.
@@ -26,8 +26,8 @@ if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
   return {0, math.max(0, math.ceil(tonumber(first[2]) - now))}
 end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
-keep_alive(KEYS[1], now)
+keep_alive_for(KEYS[1], ARGV[2])
 return {1, next_fence(KEYS[2], ARGV[4])}
 `,
-  { keys: 2, args: 4, prelude: SERVER_CLOCK_LUA + NEXT_FENCE_LUA + KEEP_ALIVE_LUA },
+  { keys: 2, args: 4, prelude: SERVER_CLOCK_LUA + NEXT_FENCE_LUA + KEEP_ALIVE_FOR_LUA },
 );
