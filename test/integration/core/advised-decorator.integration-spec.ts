@@ -12,12 +12,13 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { tap } from 'rxjs';
-import { PATH_METADATA } from '@nestjs/common/constants.js';
+import { INTERCEPTORS_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { RedisPatternsNotBoundError } from '../../../libs/redis-patterns/src/errors/redis-patterns-not-bound.error';
 import { HttpMappableDomainError } from '../../../libs/redis-patterns/src/errors/http-mappable';
 import { RedisPatternsModule } from '../../../libs/redis-patterns/src/redis-patterns.module';
+import { isAdvisedWrapper } from '../../../libs/redis-patterns/src/core/advice/advised-wrapper';
 import { createAdvisedDecorator } from '../../../libs/redis-patterns/src/core/advice/create-advised-decorator';
 import type { AdvisedMethod, MethodAdvice, MethodAdvisor } from '../../../libs/redis-patterns/src/core/advice/method-advice.interface';
 
@@ -191,6 +192,17 @@ describe('createAdvisedDecorator', () => {
     // @UseInterceptors written above the decorator: Nest runs the one declared first (the decorator's) outside it.
     expect(OrderInterceptor.seen).toEqual(['trace:ordered', 'app:before', 'handler', 'app:after']);
     expect(advisor.calls.map((c) => c.label)).toEqual(['ordered']);
+  });
+
+  it("gives a controller its own methods back, with the decorators' metadata: only a provider keeps a wrapper", () => {
+    for (const name of ['item', 'count', 'ordered'] as const) {
+      const handler = ItemsController.prototype[name];
+      expect(isAdvisedWrapper(handler)).toBe(false);
+      // The route (written above or below the decorator) and the decorator's interceptor are on the method itself.
+      expect(Reflect.getOwnMetadata(PATH_METADATA, handler)).toBeDefined();
+      expect(Reflect.getOwnMetadata(INTERCEPTORS_METADATA, handler)).toHaveLength(name === 'ordered' ? 2 : 1);
+    }
+    expect(isAdvisedWrapper(GreetingService.prototype.greet)).toBe(true);
   });
 
   it('leaves a controller method called directly as written: its behaviour is for the calls Nest makes', async () => {

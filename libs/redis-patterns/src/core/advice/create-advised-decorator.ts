@@ -20,8 +20,10 @@ type AnyMethod = (...args: any[]) => any;
  *   replaces the method at class-definition time and runs the same behaviour around it.
  *
  * The wrapper knows Nest's calls (see nest-handler-calls.ts) and then only runs the method, so a handler's behaviour
- * runs once. Route and other metadata of the method are copied to the wrapper whatever the decorator order. Stacked
- * redis-patterns decorators share one wrapper and one interceptor; the topmost runs outermost.
+ * runs once. Route and other metadata of the method are copied to the wrapper whatever the decorator order. On a
+ * controller, whose methods only Nest calls, the wrapper comes off once the class is defined: the handler Nest sees
+ * is the method itself, with every piece of metadata, and its interceptor or guard. Stacked redis-patterns decorators
+ * share one wrapper and one interceptor; the topmost runs outermost.
  */
 export function createAdvisedDecorator<TOptions>(
   advisor: Type<MethodAdvisor<TOptions>>,
@@ -61,24 +63,42 @@ export function createAdvisedDecorator<TOptions>(
       UseInterceptors(interceptorFor(target.constructor.name, methodName))(target, propertyKey, descriptor);
       // Whether the class is a controller is known once its class decorators ran: right after its methods'
       // decorators, in the same class definition, so before this microtask and long before Nest reads the metadata.
-      queueMicrotask(() => dropUnneededInterceptor(target.constructor, wrapper));
+      queueMicrotask(() => {
+        if (!isControllerClass(target.constructor)) return;
+        dropUnneededInterceptor(unwrapHandler(target, propertyKey, wrapper, current));
+      });
     }
     return descriptor;
   };
 }
 
 /**
- * Takes the module's interceptor off a controller method whose decorators all act through guards (`@RateLimit`):
+ * Gives a controller its own method back: Nest calls a controller's methods only as handlers, where the interceptor
+ * and guard apply the behaviour, so the wrapper would only run the method. The method takes every piece of metadata
+ * the wrapper holds (its own, copied there, and what decorators written above ours put on the wrapper: route,
+ * interceptors, guards, Swagger). Returns the handler Nest will see: the method, or the wrapper when another
+ * decorator has wrapped it in turn (the wrapper then only runs the method, see nest-handler-calls.ts).
+ */
+function unwrapHandler(target: object, propertyKey: string | symbol, wrapper: AnyMethod, method: AnyMethod): AnyMethod {
+  const own = Object.getOwnPropertyDescriptor(target, propertyKey);
+  if (own?.value !== wrapper) return wrapper;
+  for (const key of Reflect.getOwnMetadataKeys(wrapper)) Reflect.defineMetadata(key, Reflect.getOwnMetadata(key, wrapper), method);
+  Object.defineProperty(target, propertyKey, { ...own, value: method });
+  return method;
+}
+
+/**
+ * Takes the module's interceptor off a controller handler whose decorators all act through guards (`@RateLimit`):
  * Nest calls it only as a handler, where the guard decides, so the interceptor would only add Nest's interceptor
  * pipeline to every request. On a gateway or a resolver it stays: it tells the wrapper which call is Nest's.
  */
-function dropUnneededInterceptor(classRef: Function, wrapper: AnyMethod): void {
-  const declarations = (Reflect.getMetadata(METHOD_ADVICE, wrapper) as AdviceDeclaration[] | undefined) ?? [];
-  if (!isControllerClass(classRef) || !declarations.every((declaration) => declaration.guardOnHandlers)) return;
-  const interceptors = (Reflect.getOwnMetadata(INTERCEPTORS_METADATA, wrapper) as unknown[] | undefined) ?? [];
+function dropUnneededInterceptor(handler: AnyMethod): void {
+  const declarations = (Reflect.getMetadata(METHOD_ADVICE, handler) as AdviceDeclaration[] | undefined) ?? [];
+  if (!declarations.every((declaration) => declaration.guardOnHandlers)) return;
+  const interceptors = (Reflect.getOwnMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined) ?? [];
   Reflect.defineMetadata(
     INTERCEPTORS_METADATA,
     interceptors.filter((interceptor) => !isRedisPatternsInterceptor(interceptor)),
-    wrapper,
+    handler,
   );
 }

@@ -5,7 +5,7 @@ import { RESOLVED_OPTIONS } from '../../redis-patterns.constants';
 import type { ResolvedCoreOptions } from '../options/resolve-options';
 import { METHOD_ADVICE } from './advice.constants';
 import { type AdviceRuntime, bindInstance, registerRuntime, unregisterRuntime } from './advice-bindings';
-import { isAdvisedWrapper, originalMethod } from './advised-wrapper';
+import { isAdvisedMethod, isAdvisedWrapper, originalMethod } from './advised-wrapper';
 import { type BoundMethod, composeHandler, composeMethod, type HandlerChain } from './compose-advice';
 import { discoverMethods, isControllerClass } from './discover-methods';
 import { DroppedEventLog } from './dropped-event-log';
@@ -36,7 +36,7 @@ export class MethodAdviceExplorer implements OnModuleInit, OnApplicationShutdown
 
   onModuleInit(): void {
     const byInstance = new Map<object, Type<unknown>>();
-    for (const found of discoverMethods(this.discovery, this.scanner, isAdvisedWrapper)) byInstance.set(found.instance, found.classRef);
+    for (const found of discoverMethods(this.discovery, this.scanner, isAdvisedMethod)) byInstance.set(found.instance, found.classRef);
     for (const [instance, classRef] of byInstance) {
       // A controller's methods are only Nest's to call: their wrapper never runs the advice (nest-handler-calls.ts).
       if (isControllerClass(classRef)) this.prepareControllerHandlers(instance, classRef);
@@ -82,7 +82,7 @@ export class MethodAdviceExplorer implements OnModuleInit, OnApplicationShutdown
   private prepareControllerHandlers(instance: object, classRef: Type<unknown>): void {
     for (const methodName of this.scanner.getAllMethodNames(Object.getPrototypeOf(instance))) {
       const handler = (instance as Record<string, unknown>)[methodName];
-      if (!isAdvisedWrapper(handler)) continue;
+      if (!isAdvisedMethod(handler)) continue;
       this.handlerChainOf(
         handler as Function,
         classRef,
@@ -97,7 +97,7 @@ export class MethodAdviceExplorer implements OnModuleInit, OnApplicationShutdown
     const key = `${kind}:${classRef.name}`;
     if (byKind.has(key)) return byKind.get(key);
     const method = this.methodOf(classRef, handler.name, kind);
-    const chain = isAdvisedWrapper(handler) ? composeHandler(this.advices(handler, method), method, this.droppedEvents.report) : undefined;
+    const chain = isAdvisedMethod(handler) ? composeHandler(this.advices(handler, method), method, this.droppedEvents.report) : undefined;
     byKind.set(key, chain);
     return chain;
   }
