@@ -38,7 +38,7 @@ export class MethodAdviceExplorer implements OnModuleInit, OnApplicationShutdown
     const byInstance = new Map<object, Type<unknown>>();
     for (const found of discoverMethods(this.discovery, this.scanner, isAdvisedMethod)) byInstance.set(found.instance, found.classRef);
     for (const [instance, classRef] of byInstance) {
-      // A controller's methods are only Nest's to call: their wrapper never runs the advice (nest-handler-calls.ts).
+      // A controller's methods are only Nest's to call: they keep no wrapper, only the interceptor or guard applies.
       if (isControllerClass(classRef)) this.prepareControllerHandlers(instance, classRef);
       else bindInstance(instance, this.bind(instance, classRef));
     }

@@ -77,8 +77,9 @@ export class RedisExecutor {
   }
 
   /**
-   * Runs one call of a script: alone (one EVALSHA; a command script's command itself) while the connection has few replies outstanding, otherwise with
-   * the other calls of the script waiting in this turn (on a cluster, those for the same master). `keys` must fit
+   * Runs one call of a script: alone (one EVALSHA, or a command script's command) while the connection has few
+   * replies outstanding, otherwise with the other calls of the script waiting in this turn (on a cluster, those for
+   * the same master). `keys` must fit
    * the script's shape and share one slot on a cluster (`KeyBuilder.slotGroup`). Resolves with the call's own reply;
    * rejects with its own error, or with its command's (timeout, connection lost), shared by the calls of a batch.
    */
@@ -91,15 +92,12 @@ export class RedisExecutor {
       // On a cluster, calls coalesce per master; a call whose master is not known yet goes alone.
       const lane = server !== undefined && this.crossSlotBatches ? this.lanes.at(server) : undefined;
       if (lane?.queue.open) this.shareWrite(lane.queue, lane.client, 0);
-      if (!lane || lane.queue.open) {
-        if (script.command) return this.send<TReply>(script.command, [keys, args], server);
-        return this.evalsha<TReply>(script.single, keys, args, lane?.queue, undefined, 1, server);
-      }
-      return lane.queue.add<TReply>(script.commandName, script, keys, args);
+      if (lane && !lane.queue.open) return lane.queue.add<TReply>(script.commandName, script, keys, args);
+      if (script.command) return this.send<TReply>(script.command, [keys, args], server);
+      return this.evalsha<TReply>(script.single, keys, args, lane?.queue, undefined, 1, server);
     }
-    if (this.queue.open)
-      return script.command ? this.send<TReply>(script.command, [keys, args]) : this.evalsha<TReply>(script.single, keys, args);
-    return this.queue.add<TReply>(script.commandName, script, keys, args);
+    if (!this.queue.open) return this.queue.add<TReply>(script.commandName, script, keys, args);
+    return script.command ? this.send<TReply>(script.command, [keys, args]) : this.evalsha<TReply>(script.single, keys, args);
   }
 
   /**
