@@ -70,7 +70,7 @@ export class RedisPatternsHealthIndicator {
   private async checkConnection(name: string, timeoutMs: number, maxMemoryRatio?: number): Promise<ConnectionHealth> {
     const { kind, endpoint } = this.connections.describe(name);
     const base: ConnectionHealth = { status: 'down', kind, endpoint };
-    const refusal = this.connections.memory ? undefined : this.connections.executor(name).lastRefusal;
+    const refusal = this.connections.memory ? undefined : this.connections.executor(name).failures.lastRefusal;
     try {
       const health = await withDeadline(this.store.probe(name), timeoutMs, () => {
         throw new Error(`no reply within ${timeoutMs} ms`);

@@ -185,7 +185,7 @@ class RedisStreamReader implements StreamReader {
   ) {
     this.redis = RedisExecutor.of(client);
     // A connection of its own to the same server: its outages read as the configured connection's.
-    this.redis.connection = connection;
+    this.redis.failures.connection = connection;
   }
 
   async readGroup({ key, group, consumer }: GroupConsumer, { count, after, blockMs }: ReadGroupRequest): Promise<RawEntry[]> {

@@ -30,5 +30,5 @@ export function recordCommandTimeouts(client: Redis | Cluster, connection: strin
     '{command}',
   );
   const named = Object.freeze({ connection });
-  RedisExecutor.of(client).onTimeout = () => timeouts.add(1, named);
+  RedisExecutor.of(client).failures.onTimeout = () => timeouts.add(1, named);
 }

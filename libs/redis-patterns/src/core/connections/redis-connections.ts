@@ -72,7 +72,7 @@ export class RedisConnections implements OnApplicationShutdown {
       connections.managed.set(name, managed);
       redactDebugOutput(managed.secrets);
       recordCommandTimeouts(managed.client, name);
-      RedisExecutor.of(managed.client).connection = name;
+      RedisExecutor.of(managed.client).failures.connection = name;
       if (managed.owned) {
         connections.stateLogs.set(name, connections.stateLog(managed.client, name, managed));
         recordConnectionMetrics(managed.client, name);

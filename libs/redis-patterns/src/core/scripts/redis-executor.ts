@@ -1,22 +1,21 @@
 import type { Cluster, Redis } from 'ioredis';
-import { alone, BINARY, isNoScript, unavailableError } from './command-wire';
+import { alone, BINARY, isNoScript } from './command-wire';
+import { CommandFailures } from './command-failures';
 import { CoalescingQueue, type ReplyWindow } from './coalescing-queue';
 import { type GroupSender, sendLaneGroup, sendServerGroup, type ServerGroupKind } from './group-senders';
 import { NodeLanes } from './node-lanes';
 import { holdTurnWrites } from './turn-writes';
 import { type RedisScript, type ScriptText, shapeMismatch } from './redis-script';
-import { outageReason } from './outage-reason';
 import { livenessOf, type ServerLiveness } from '../connections/connection-liveness';
 import { wasRefused } from './was-refused';
-import { RedisRefusedError } from '../../errors/redis-refused.error';
-import { RedisUnavailableError } from '../../errors/redis-unavailable.error';
 
 type RedisArg = string | number | Buffer;
 type RedisClient = Redis | Cluster;
 
 /**
- * The one way the library sends commands to a Redis connection: scripts, batching, ordering, deadlines, the cluster
- * retry and the classification of failures live here, once (docs/architecture.md, "One executor").
+ * The one way the library sends commands to a Redis connection: scripts, batching, ordering, deadlines and the
+ * cluster retry live here, once, and every failure is judged by {@link CommandFailures}
+ * (docs/architecture.md, "One executor").
  *
  * - Scripts go as EVALSHA of their content hash, and as EVAL after a NOSCRIPT; nothing is defined on the client.
  * - Adaptive batching ({@link CoalescingQueue}): below the window of outstanding replies a call is written at once;
@@ -28,12 +27,8 @@ type RedisClient = Redis | Cluster;
  */
 export class RedisExecutor {
   private static readonly executors = new WeakMap<RedisClient, RedisExecutor>();
-  /** The configured name of this connection, which outage errors name (without it, the server's address). */
-  connection?: string;
-  /** Called when a command of this connection timed out (its connection's metrics count them). */
-  onTimeout?: () => void;
-  /** The last configuration refusal (NOPERM, WRONGTYPE …) until that command succeeds: health reports it. */
-  lastRefusal?: RedisRefusedError;
+  /** How this connection's failed commands are judged: its name in outage errors, its timeouts, its last refusal. */
+  readonly failures: CommandFailures;
   /** Whether the server of a key answers: the calls for a server known down fail at once, unsent; the others go. */
   private readonly liveness: ServerLiveness;
   /** The server of a call that names none: the connection's one server; none on a cluster. */
@@ -52,13 +47,14 @@ export class RedisExecutor {
       evalsha: (script, keys, args, queue, target, calls, node) => this.evalsha(script, keys, args, queue, target, calls, node),
       get: (key) => this.call('get', key),
       mget: (keys) => this.settled('mget', this.client.call('mget', ...keys) as Promise<unknown[]>, keys.length),
-      failed: (command, error) => this.failed(command, error),
+      failed: (command, error) => this.failures.failed(command, error),
       crossSlotRefused: () => (this.crossSlotBatches = false),
     };
     this.queue = new CoalescingQueue<ServerGroupKind>((group) => sendServerGroup(sender, group));
     if (this.isCluster) this.lanes = new NodeLanes(client as Cluster, (lane, group) => sendLaneGroup(sender, lane, group));
     this.liveness = livenessOf(client);
     this.home = this.liveness.serverOf();
+    this.failures = new CommandFailures(client, this.liveness, this.home);
   }
 
   /**
@@ -126,11 +122,11 @@ export class RedisExecutor {
       .call('wait', replicas, timeoutMs);
     const replies = (await this.settled('eval', pipeline.exec(), 1, server)) as Array<[Error | null, unknown]>;
     const [[scriptError, reply], [waitError, acks]] = replies;
-    if (scriptError) throw this.failed('eval', scriptError, server);
+    if (scriptError) throw this.failures.failed('eval', scriptError, server);
     // WAIT's error is the caller's to judge (the script ran: its effects stay), classified as any other: an outage
     // in the library's wording, a configuration reply (an ACL without WAIT) as a RedisRefusedError.
-    if (waitError) return { reply: reply as TReply, acks: 0, waitError: this.failed('wait', waitError) as Error };
-    if (this.lastRefusal?.command === 'wait') this.lastRefusal = undefined;
+    if (waitError) return { reply: reply as TReply, acks: 0, waitError: this.failures.failed('wait', waitError) as Error };
+    this.answered('wait', server);
     return { reply: reply as TReply, acks: Number(acks) };
   }
 
@@ -226,15 +222,9 @@ export class RedisExecutor {
       },
       failed: (error) => {
         queue.answered(calls);
-        throw this.failed('evalsha', error, node);
+        throw this.failures.failed('evalsha', error, node);
       },
     };
-  }
-
-  // A reply came (from server `node`, when known): it answers.
-  private answered(command: string, node: string | undefined): void {
-    this.liveness.answered(node);
-    if (this.lastRefusal?.command === command) this.lastRefusal = undefined;
   }
 
   // Holds a write (turn-writes.ts) only while `window` awaits other replies than its `counted` calls: a lone one goes.
@@ -249,8 +239,7 @@ export class RedisExecutor {
   }
 
   // Every other command's reply passes here. With the script path above, the one place that counts the replies
-  // outstanding (adaptive batching reads it) and sees a command fail — no answer, or no connection to send it on
-  // (see outage-reason.ts), or a configuration refusal — for every pattern.
+  // outstanding (adaptive batching reads it) and sees every command fail (judged by CommandFailures), for every pattern.
   private settled<TReply>(command: string, reply: Promise<TReply>, calls = 1, node = this.home): Promise<TReply> {
     const queue = this.queue;
     queue.sent(calls);
@@ -262,37 +251,20 @@ export class RedisExecutor {
       },
       (error: unknown): never => {
         queue.answered(calls);
-        throw this.failed(command, error, node);
+        throw this.failures.failed(command, error, node);
       },
     );
   }
 
-  /**
-   * What a failed command rejects with: an outage (no answer, or no connection to send it on) becomes
-   * {@link RedisUnavailableError} naming the connection, configuration replies become {@link RedisRefusedError};
-   * anything else (a script's error, a reply) is returned unchanged. An outage takes server `node` down (the
-   * connection's one server by default; on a cluster, the master the call was for, when known).
-   */
-  failed(command: string, error: unknown, node = this.home): unknown {
-    if (error instanceof RedisUnavailableError) return error;
-    const reason = outageReason(error);
-    if (reason !== undefined) {
-      const unavailable = unavailableError(this.client, this.connection, command, reason, error);
-      this.liveness.wentDown(node, unavailable);
-      if (unavailable.mayHaveRun) this.onTimeout?.();
-      return unavailable;
-    }
-    const classified = RedisRefusedError.from(command, error);
-    if (classified instanceof RedisRefusedError) this.lastRefusal = classified;
-    return classified;
+  // A reply came (from server `node`, when known): it answers, and a refusal of its command is over.
+  private answered(command: string, node: string | undefined): void {
+    this.liveness.answered(node);
+    if (this.failures.lastRefusal?.command === command) this.failures.lastRefusal = undefined;
   }
 
   // A call refused while its server is down: never sent.
   private unsent<TReply>(command: string, server: string | undefined): Promise<TReply> {
-    // Its cause is what took the server down (ioredis' own error, as for a call that was sent).
-    const down = this.liveness.causeOf(server);
-    const cause = down instanceof RedisUnavailableError ? down.cause : down;
-    return Promise.reject(unavailableError(this.client, this.connection, command, 'disconnected', cause));
+    return Promise.reject(this.failures.unsent(command, server));
   }
 }
 
