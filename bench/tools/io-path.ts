@@ -5,7 +5,7 @@
 // how the adaptive batching rule was chosen (bench/results/PROFILES.md).
 import { Redis } from 'ioredis';
 import { RedisExecutor } from '../../libs/redis-patterns/src/core/scripts/redis-executor';
-import { singleFixedWindowScript } from '../../libs/redis-patterns/src/rate-limit/scripts/single-fixed-window.script';
+import { singleFixedWindowScript } from '../../libs/redis-patterns/src/rate-limit/scripts/single-policy.script';
 import { closedLoop } from '../lib/closed-loop';
 import { PrivateRedis } from '../lib/private-redis';
 import { quantile } from '../lib/stats';

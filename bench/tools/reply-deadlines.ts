@@ -7,7 +7,7 @@
 import { Redis } from 'ioredis';
 import { failFastOptions, silentSocketDeadlineMs } from '../../libs/redis-patterns/src/core/connections/fail-fast-defaults';
 import { ReplyDeadlines } from '../../libs/redis-patterns/src/core/connections/reply-deadlines';
-import { singleFixedWindowScript } from '../../libs/redis-patterns/src/rate-limit/scripts/single-fixed-window.script';
+import { singleFixedWindowScript } from '../../libs/redis-patterns/src/rate-limit/scripts/single-policy.script';
 import { closedLoop } from '../lib/closed-loop';
 import { PrivateRedis } from '../lib/private-redis';
 import { quantile } from '../lib/stats';

@@ -3,10 +3,12 @@ import type { RateLimitAlgorithm } from './rate-limit-policy';
 import { ADJUST_SCRIPT } from './scripts/adjust.script';
 import { CONSUME_SCRIPT } from './scripts/consume.script';
 import { multiFixedWindowScript } from './scripts/multi-fixed-window.script';
-import { singleFixedWindowScript } from './scripts/single-fixed-window.script';
-import { singleSlidingWindowCounterScript } from './scripts/single-sliding-window-counter.script';
-import { singleSlidingLogScript } from './scripts/single-sliding-log.script';
-import { singleTokenBucketScript } from './scripts/single-token-bucket.script';
+import {
+  singleFixedWindowScript,
+  singleSlidingLogScript,
+  singleSlidingWindowCounterScript,
+  singleTokenBucketScript,
+} from './scripts/single-policy.script';
 
 /** What a policy contributes to a script call. */
 interface CallPolicy {
@@ -29,7 +31,7 @@ export interface ScriptCall {
   readonly nonceIndex: number;
 }
 
-// One policy, the common case: a script per algorithm with only that algorithm's commands (see scripts/single-*).
+// One policy, the common case: a script per algorithm, written from its function (scripts/single-policy.script.ts).
 const SINGLE: Readonly<Record<RateLimitAlgorithm, RedisScript<number[]>>> = {
   'fixed-window': singleFixedWindowScript,
   'sliding-log': singleSlidingLogScript,

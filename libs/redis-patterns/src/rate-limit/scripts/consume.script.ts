@@ -6,10 +6,16 @@ import { FUTURE_HITS_LUA } from './future-hits.lua';
 import { SLIDING_LOG_LUA } from './sliding-log.lua';
 import { TOKEN_BUCKET_LUA } from './token-bucket.lua';
 
-// The five algorithms as functions returning a check and a deferred commit (see each *.lua.ts).
+// The five algorithms as functions returning a check, a deferred commit and, where the check counted, an undo (see
+// each *.lua.ts).
 const ALGORITHMS_LUA = `${REDIS_CLOCK_LUA}${FIXED_WINDOW_LUA}${FUTURE_HITS_LUA}${SLIDING_LOG_LUA}${SLIDING_WINDOW_COUNTER_LUA}${TOKEN_BUCKET_LUA}
 -- GCRA (code 5) is decided in its token-bucket form: its parameters arrive as burst and refill per second.
 local checks = { fixed_window, sliding_log, sliding_window_counter, token_bucket, token_bucket }
+-- A reset an algorithm left to be read only if a reply reports it (sliding_log, allowed and consuming).
+local function reset_of(reset_now)
+  if type(reset_now) == 'function' then return reset_now() end
+  return reset_now
+end
 `;
 
 /**
@@ -27,10 +33,9 @@ local checks = { fixed_window, sliding_log, sliding_window_counter, token_bucket
  * Runs alone or as one call of a batch (see RedisScript): the algorithm functions are defined once per batch.
  *
  * Time is Redis TIME, read once per batch (not at all when every policy is a fixed window): every instance, whatever
- * its
- * clock, sees the same windows (invariant 3). Phase one checks every policy without writing; phase two consumes
- * from all of them only if all allowed, so a denied call costs nothing anywhere (no partial consumption as with
- * sequential limiters).
+ * its clock, sees the same windows (invariant 3). Phase one checks every policy (a fixed window counts as it
+ * checks); phase two commits all of them only if all allowed, and otherwise undoes what phase one counted, in the
+ * same atomic script, so a denied call costs nothing anywhere (no partial consumption as with sequential limiters).
  *
  * Blocks: a policy with a block duration denies while its block key lives (a PTTL, on the allowed path too: one
  * command, no round trip), and a denial by the policy itself sets the key for the duration, in the same script, so
@@ -48,12 +53,12 @@ for i = 1, count do
     break
   end
 end
-local results, commits = {}, {}
+local results, commits, undos = {}, {}, {}
 local allowed = true
 local block_key = count
 for i = 1, count do
   local j = 4 * i - 1
-  local ok, available, reset_now, reset_after, retry, commit =
+  local ok, available, reset_now, reset_after, retry, commit, undo =
     checks[tonumber(ARGV[j])](KEYS[i], tonumber(ARGV[j + 1]), tonumber(ARGV[j + 2]), cost, now, nonce .. ':' .. i)
   local block = tonumber(ARGV[j + 3])
   if block > 0 then
@@ -72,15 +77,18 @@ for i = 1, count do
     end
     if left > 0 then
       retry = math.max(retry, left)
-      reset_now = math.max(reset_now, left)
+      reset_now = math.max(reset_of(reset_now), left)
     end
   end
   if not ok then allowed = false end
   results[i] = { available, reset_now, reset_after, retry }
-  commits[i] = commit
+  commits[i], undos[i] = commit, undo
 end
-if allowed and cost > 0 then
-  for i = 1, count do commits[i]() end
+if cost > 0 then
+  -- All or nothing: every policy commits, or the ones that counted first (fixed windows) undo.
+  for i = 1, count do
+    if allowed then commits[i]() elseif undos[i] then undos[i]() end
+  end
 end
 local out = { allowed and 1 or 0 }
 for i = 1, count do
@@ -91,7 +99,7 @@ for i = 1, count do
     out[#out + 1] = 0
   else
     out[#out + 1] = math.max(math.floor(r[1]), 0)
-    out[#out + 1] = math.ceil(r[2])
+    out[#out + 1] = math.ceil(reset_of(r[2]))
     out[#out + 1] = math.ceil(r[4])
   end
 end

@@ -2,44 +2,50 @@
  * Fixed window, counted from the first hit (one string key holding the count, expiring with the window). No clock
  * is read: the window is the key's TTL, kept by the server that owns the key.
  *
- * check(key, limit, windowMs, cost) → ok, available, resetNowMs, resetAfterMs, retryMs, commit
+ * Counted first (INCRBY + PTTL, the fewest commands): a call's units are in the counter from the check, and
+ * `undo()`, called when the call is denied (by this policy or another), takes them out again, in the same atomic script, so no other call sees the over-count and a denial
+ * consumes nothing. A peek (cost 0) writes nothing.
+ *
+ * check(key, limit, windowMs, cost) → ok, available, resetNowMs, resetAfterMs, retryMs, commit, undo (none for a peek)
  */
 export const FIXED_WINDOW_LUA = `
 local function fixed_window(key, limit, window, cost)
-  local stored = redis.call('GET', key)
-  local count, ttl = 0, 0
-  if stored then
-    ttl = redis.call('PTTL', key)
-    -- The counter's last millisecond (Redis keeps a key through the millisecond it expires in): its window is over,
-    -- and the commit starts the next one.
-    if ttl == 0 then stored = nil end
+  if cost == 0 then
+    -- A counter in its last millisecond (PTTL 0: Redis keeps a key through the millisecond it expires in) belongs
+    -- to a window that is over: it counts as none.
+    local ttl = math.max(redis.call('PTTL', key), 0)
+    local count = 0
+    if ttl > 0 then count = tonumber(redis.call('GET', key) or '0') end
+    local ok = count <= limit
+    return ok, limit - count, ttl, ttl > 0 and ttl or window, (ok and 0) or (ttl > 0 and ttl or window), nil
   end
-  if stored then
-    count = tonumber(stored)
-    -- A counter without TTL would limit forever; it cannot be written by this script, but repair it on commit.
-    if ttl < 0 then ttl = -1 end
-    if ttl > window then
-      -- Longer than a window: the expiry was set on a clock ahead of this server's and came here as an absolute
-      -- time (a failover, a restored dump). The window ends at most a window from now, with its count.
-      redis.call('PEXPIRE', key, window)
-      ttl = window
-    end
+  local count = redis.call('INCRBY', key, cost)
+  local ttl = redis.call('PTTL', key)
+  if ttl == 0 then
+    -- The counter's last millisecond: its window is over, so this hit is the first of the next one. Counted in the
+    -- old window, it would vanish with it (or be denied for a whole window more).
+    redis.call('SET', key, cost)
+    count, ttl = cost, -1
   end
-  local available = limit - count
-  local ok = cost <= available
-  local retry = 0
-  if not ok then retry = (ttl > 0) and ttl or window end
-  local reset_after = (ttl > 0) and ttl or window
+  if ttl > window then
+    -- Longer than a window: the expiry was set on a clock ahead of this server's and came here as an absolute time
+    -- (a failover, a restored dump). Kept, the window would last as much longer as the clocks differ; it ends at
+    -- most a window from now, with its count.
+    redis.call('PEXPIRE', key, window)
+    ttl = window
+  end
+  local before = count - cost
+  local ok = count <= limit
+  -- The window's first hit (or a counter that somehow lost its TTL): the counter never outlives its window.
   local commit = function()
-    if not stored then
-      -- Value and TTL in one command: a counter never exists without its expiry.
-      redis.call('SET', key, cost, 'PX', window)
-    else
-      redis.call('INCRBY', key, cost)
-      if ttl < 0 then redis.call('PEXPIRE', key, window) end
-    end
+    if ttl < 0 then redis.call('PEXPIRE', key, window) end
   end
-  return ok, available, math.max(ttl, 0), reset_after, retry, commit
+  local undo = function()
+    -- Only a counter this call created goes: one a refund left at 0 keeps its window.
+    if before == 0 and ttl < 0 then redis.call('DEL', key) else redis.call('DECRBY', key, cost) end
+  end
+  local left = math.max(ttl, 0)
+  return ok, limit - before, left, left > 0 and left or window, (ok and 0) or (left > 0 and left or window), commit, undo
 end
 `;
 

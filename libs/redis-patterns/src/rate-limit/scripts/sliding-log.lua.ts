@@ -3,7 +3,8 @@
  * Members are unique (`nonce:n`, the nonce being unique per call), so hits in the same microsecond never collapse.
  * Memory: O(limit) per identity (the set never holds more than `limit` members).
  *
- * check(key, limit, windowMs, cost, now, nonce) → ok, available, resetNowMs, resetAfterMs, retryMs, commit
+ * check(key, limit, windowMs, cost, now, nonce) → ok, available, resetNowMs, resetAfterMs, retryMs, commit; resetNowMs
+ * is a function when the call is allowed and consumes (it reads the newest hit only if a reply needs it)
  */
 export const SLIDING_LOG_LUA = `
 local function sliding_log(key, limit, window, cost, now, nonce)
@@ -11,16 +12,38 @@ local function sliding_log(key, limit, window, cost, now, nonce)
   local count = redis.call('ZCARD', key)
   local available = limit - count
   local ok = cost <= available
-  local reset_now = 0
-  if count > 0 then
-    local newest = tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2])
-    if newest > now and not ok then
-      -- A denial because of hits stamped in the future (future-hits.lua.ts): count them as made now.
-      rescore_future_hits(key, now, window)
-      newest = now
+  local commit = function()
+    if cost == 1 then
+      -- The score as the clock's text, formatted once per batch (now is now_ms(): see consume.script.ts).
+      redis.call('ZADD', key, now_ms_text(), nonce .. ':1')
+    else
+      local args = {}
+      for n = 1, cost do
+        args[#args + 1] = now
+        args[#args + 1] = nonce .. ':' .. n
+        -- unpack() is bounded by the Lua C stack: flush in chunks.
+        if #args >= 1000 then redis.call('ZADD', key, unpack(args)); args = {} end
+      end
+      if #args > 0 then redis.call('ZADD', key, unpack(args)) end
     end
-    reset_now = math.max(newest + window - now, 0)
+    redis.call('PEXPIRE', key, window)
   end
+  if count == 0 then return ok, available, 0, window, ok and 0 or window, commit end
+  if ok and cost > 0 then
+    -- Allowed and consuming: a reply reports resetAfter (a window), so the newest hit is read only if another
+    -- policy denies the call (the reset is then a function the caller resolves).
+    local reset_now = function()
+      return math.max(tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2]) + window - now, 0)
+    end
+    return ok, available, reset_now, window, 0, commit
+  end
+  local newest = tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2])
+  if newest > now and not ok then
+    -- A denial because of hits stamped in the future (future-hits.lua.ts): count them as made now.
+    rescore_future_hits(key, now, window)
+    newest = now
+  end
+  local reset_now = math.max(newest + window - now, 0)
   local retry = 0
   if not ok then
     if cost > limit then
@@ -31,17 +54,6 @@ local function sliding_log(key, limit, window, cost, now, nonce)
       local entry = redis.call('ZRANGE', key, rank, rank, 'WITHSCORES')
       retry = math.max(tonumber(entry[2]) + window - now, 1)
     end
-  end
-  local commit = function()
-    local args = {}
-    for n = 1, cost do
-      args[#args + 1] = now
-      args[#args + 1] = nonce .. ':' .. n
-      -- unpack() is bounded by the Lua C stack: flush in chunks.
-      if #args >= 1000 then redis.call('ZADD', key, unpack(args)); args = {} end
-    end
-    if #args > 0 then redis.call('ZADD', key, unpack(args)) end
-    redis.call('PEXPIRE', key, window)
   end
   return ok, available, reset_now, window, retry, commit
 end
