@@ -10,8 +10,8 @@ import { multiFixedWindowScript } from '../../../libs/redis-patterns/src/rate-li
 import { connectionFor, keysWithoutTtl, type TopologyName, uniquePrefix } from '../../support/redis-env';
 import { startApp } from './rate-limit-app';
 
-// The specialised single-policy scripts must decide exactly as the generic multi-policy script does with one
-// policy: same allowed/remaining, same reset and retry (up to the time between the two calls' TIME).
+// The single-policy scripts (written from the algorithms' functions) must decide exactly as the generic script does
+// with one policy: same allowed/remaining, same reset and retry (up to the time between the two calls' TIME).
 const CASES: Array<[RateLimitPolicy, number[]]> = [
   [{ algorithm: 'fixed-window', limit: 5, windowMs: 60_000 }, [0, 1, 2, 0, 3, 2, 1, 0, 6, 1]],
   [{ algorithm: 'sliding-log', limit: 5, windowMs: 60_000 }, [0, 1, 2, 0, 3, 2, 1, 0, 6, 1]],

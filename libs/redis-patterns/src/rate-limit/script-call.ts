@@ -3,6 +3,7 @@ import type { RateLimitAlgorithm } from './rate-limit-policy';
 import { ADJUST_SCRIPT } from './scripts/adjust.script';
 import { CONSUME_SCRIPT } from './scripts/consume.script';
 import { multiFixedWindowScript } from './scripts/multi-fixed-window.script';
+
 import {
   singleFixedWindowScript,
   singleSlidingLogScript,

@@ -43,8 +43,8 @@ end
  */
 const CONSUME_LUA = `
 local cost = tonumber(ARGV[1])
-local nonce = ARGV[2]
 local count = (#ARGV - 2) / 4
+local nonce = ARGV[2]
 -- Fixed windows need no clock (their window is the key's TTL): read TIME only if another algorithm is involved.
 local now = 0
 for i = 1, count do
@@ -53,7 +53,8 @@ for i = 1, count do
     break
   end
 end
-local results, commits, undos = {}, {}, {}
+-- One flat table for every policy's outcome (six slots each): no table per policy.
+local raw = {}
 local allowed = true
 local block_key = count
 for i = 1, count do
@@ -81,26 +82,23 @@ for i = 1, count do
     end
   end
   if not ok then allowed = false end
-  results[i] = { available, reset_now, reset_after, retry }
-  commits[i], undos[i] = commit, undo
-end
-if cost > 0 then
-  -- All or nothing: every policy commits, or the ones that counted first (fixed windows) undo.
-  for i = 1, count do
-    if allowed then commits[i]() elseif undos[i] then undos[i]() end
-  end
+  local r = 6 * i - 6
+  raw[r + 1], raw[r + 2], raw[r + 3], raw[r + 4], raw[r + 5], raw[r + 6] = available, reset_now, reset_after, retry, commit, undo
 end
 local out = { allowed and 1 or 0 }
 for i = 1, count do
-  local r = results[i]
+  local r = 6 * i - 6
   if allowed then
-    out[#out + 1] = math.max(math.floor(r[1] - cost), 0)
-    out[#out + 1] = math.ceil(cost > 0 and r[3] or r[2])
-    out[#out + 1] = 0
+    -- All or nothing: every policy commits, or (denied) the ones that counted first (fixed windows) undo.
+    if cost > 0 and raw[r + 5] then raw[r + 5]() end
+    out[3 * i - 1] = math.max(math.floor(raw[r + 1] - cost), 0)
+    out[3 * i] = math.ceil(cost > 0 and raw[r + 3] or raw[r + 2])
+    out[3 * i + 1] = 0
   else
-    out[#out + 1] = math.max(math.floor(r[1]), 0)
-    out[#out + 1] = math.ceil(reset_of(r[2]))
-    out[#out + 1] = math.ceil(r[4])
+    if cost > 0 and raw[r + 6] then raw[r + 6]() end
+    out[3 * i - 1] = math.max(math.floor(raw[r + 1]), 0)
+    out[3 * i] = math.ceil(reset_of(raw[r + 2]))
+    out[3 * i + 1] = math.ceil(raw[r + 4])
   end
 end
 return out

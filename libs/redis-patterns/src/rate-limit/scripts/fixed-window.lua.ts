@@ -2,28 +2,24 @@
  * Fixed window, counted from the first hit (one string key holding the count, expiring with the window). No clock
  * is read: the window is the key's TTL, kept by the server that owns the key.
  *
- * Counted first (INCRBY + PTTL, the fewest commands): a call's units are in the counter from the check, and
- * `undo()`, called when the call is denied (by this policy or another), takes them out again, in the same atomic script, so no other call sees the over-count and a denial
- * consumes nothing. A peek (cost 0) writes nothing.
+ * Counted first (INCRBY + PTTL, the fewest commands): a call's units are in the counter from the check, and a
+ * denied call (by this policy or another) takes them out again in the same atomic script, so no other call sees the
+ * over-count and a denial consumes nothing. A peek (cost 0) writes nothing.
  *
- * check(key, limit, windowMs, cost) → ok, available, resetNowMs, resetAfterMs, retryMs, commit, undo (none for a peek)
+ * count_fixed_window(key, windowMs, cost) → count with the call's units, ttl (-1: the counter has no window yet)
+ * settle_fixed_window(key, windowMs, cost, count, ttl, allowed): an allowed call's first hit starts the window;
+ *   a denied call's units come out
+ * fixed_window(key, limit, windowMs, cost) → ok, available, resetNowMs, resetAfterMs, retryMs, commit (none when the
+ *   count is already in), undo (none for a peek): the check the generic script and the one-policy script call
  */
 export const FIXED_WINDOW_LUA = `
-local function fixed_window(key, limit, window, cost)
-  if cost == 0 then
-    -- A counter in its last millisecond (PTTL 0: Redis keeps a key through the millisecond it expires in) belongs
-    -- to a window that is over: it counts as none.
-    local ttl = math.max(redis.call('PTTL', key), 0)
-    local count = 0
-    if ttl > 0 then count = tonumber(redis.call('GET', key) or '0') end
-    local ok = count <= limit
-    return ok, limit - count, ttl, ttl > 0 and ttl or window, (ok and 0) or (ttl > 0 and ttl or window), nil
-  end
+local function count_fixed_window(key, window, cost)
   local count = redis.call('INCRBY', key, cost)
   local ttl = redis.call('PTTL', key)
   if ttl == 0 then
-    -- The counter's last millisecond: its window is over, so this hit is the first of the next one. Counted in the
-    -- old window, it would vanish with it (or be denied for a whole window more).
+    -- The counter's last millisecond (Redis keeps a key through the millisecond it expires in): its window is over,
+    -- so this hit is the first of the next one. Counted in the old window, it would vanish with it (or be denied
+    -- for a whole window more).
     redis.call('SET', key, cost)
     count, ttl = cost, -1
   end
@@ -34,18 +30,38 @@ local function fixed_window(key, limit, window, cost)
     redis.call('PEXPIRE', key, window)
     ttl = window
   end
-  local before = count - cost
-  local ok = count <= limit
-  -- The window's first hit (or a counter that somehow lost its TTL): the counter never outlives its window.
-  local commit = function()
+  return count, ttl
+end
+
+local function settle_fixed_window(key, window, cost, count, ttl, allowed)
+  if allowed then
+    -- The window's first hit (or a counter that somehow lost its TTL): the counter never outlives its window.
     if ttl < 0 then redis.call('PEXPIRE', key, window) end
-  end
-  local undo = function()
+  elseif count == cost and ttl < 0 then
     -- Only a counter this call created goes: one a refund left at 0 keeps its window.
-    if before == 0 and ttl < 0 then redis.call('DEL', key) else redis.call('DECRBY', key, cost) end
+    redis.call('DEL', key)
+  else
+    redis.call('DECRBY', key, cost)
   end
+end
+
+local function fixed_window(key, limit, window, cost)
+  if cost == 0 then
+    -- A counter in its last millisecond (PTTL 0) belongs to a window that is over: it counts as none.
+    local ttl = math.max(redis.call('PTTL', key), 0)
+    local count = 0
+    if ttl > 0 then count = tonumber(redis.call('GET', key) or '0') end
+    local ok = count <= limit
+    return ok, limit - count, ttl, ttl > 0 and ttl or window, (ok and 0) or (ttl > 0 and ttl or window), nil
+  end
+  local count, ttl = count_fixed_window(key, window, cost)
+  local ok = count <= limit
+  -- Once counted, an allowed call has nothing to commit unless it started the window (no closure on the hot path).
+  local commit = nil
+  if ttl < 0 then commit = function() settle_fixed_window(key, window, cost, count, ttl, true) end end
+  local undo = function() settle_fixed_window(key, window, cost, count, ttl, false) end
   local left = math.max(ttl, 0)
-  return ok, limit - before, left, left > 0 and left or window, (ok and 0) or (left > 0 and left or window), commit, undo
+  return ok, limit - (count - cost), left, left > 0 and left or window, (ok and 0) or (left > 0 and left or window), commit, undo
 end
 `;
 

@@ -37,7 +37,7 @@ if not ok then
   return { 0, math.max(math.floor(available), 0), math.ceil(reset_now), math.ceil(retry) }
 end
 if cost == 0 then return { 1, math.max(math.floor(available), 0), math.ceil(reset_now), 0 } end
-commit()
+if commit then commit() end
 return { 1, math.max(math.floor(available - cost), 0), math.ceil(reset_after), 0 }
 `,
     { keys: 1, args: nonce ? 4 : 3, prelude: clock ? `${REDIS_CLOCK_LUA}${algorithmLua}` : algorithmLua },
