@@ -8,8 +8,9 @@ import { TOKEN_BUCKET_LUA } from './token-bucket.lua';
 
 /**
  * The script of a limiter with one policy, written from its algorithm's function (the same one the generic consume
- * script calls), so each algorithm is written once: the call checks, commits when allowed, and replies as the
- * generic script does for one policy without a block.
+ * script calls), so each algorithm is written once: the call checks, then commits when allowed or undoes what the
+ * check counted (a fixed window counts first) when denied, and replies as the generic script does for one policy
+ * without a block.
  *
  * KEYS[1]  the policy's state key
  * ARGV[1]  cost (fractional only for token-bucket / GCRA, checked by the caller)
