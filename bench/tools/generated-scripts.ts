@@ -1,9 +1,10 @@
-// `node -r ./scripts/register-ts.js bench/tools/generated-scripts.ts [--only name,name] [callers…]`: the rate-limit scripts written from
-// the algorithms' functions (rate-limit/scripts/single-policy.script.ts, and the fixed windows' loop in
-// consume.script.ts) against the hand-written copies they replaced, read from git at HAND_REV. Both through
-// RedisExecutor.run, in alternating 300 ms slices on a private redis-server, allowed path, distinct keys. Prints per
-// script and level the within-pair ratio generated / hand-written (p25, median, p75). A generated script replaces a
-// copy unless the copy gains 10% or more.
+// `node -r ./scripts/register-ts.js bench/tools/generated-scripts.ts [--only name,name] [callers…]`: the rate-limit
+// scripts written from the algorithms' functions (rate-limit/scripts/single-policy.script.ts; the fixed windows'
+// script, multi-fixed-window.script.ts) against the hand-written copies they
+// replaced, read from git at HAND_REV. Both through RedisExecutor.run, in alternating 300 ms slices on a private
+// redis-server, allowed path, distinct keys. Prints per script and level the within-pair ratios generated /
+// hand-written of calls/s and of Redis CPU per call (p25, median, p75). A generated script replaces a copy unless the
+// copy gains 10% or more.
 import { execFileSync } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { RedisExecutor } from '../../libs/redis-patterns/src/core/scripts/redis-executor';
@@ -33,7 +34,7 @@ function handWritten(file: string, prelude = ''): RedisScript<unknown> {
 
 const CLOCK = REDIS_CLOCK_LUA;
 type Args = (nonce: string) => Array<string | number>;
-const CASES: Array<{ name: string; keys: number; hand: RedisScript<unknown>; ours: RedisScript<unknown>; args: Args }> = [
+const CASES: Array<{ name: string; keys: number; hand: RedisScript<unknown>; ours: RedisScript<unknown>; args: Args; oursArgs?: Args }> = [
   {
     name: 'fixed-window',
     keys: 1,
@@ -81,27 +82,35 @@ async function main(): Promise<void> {
   const executor = RedisExecutor.of(client);
   let nonce = 0;
   try {
-    for (const { name, keys, hand, ours, args } of CASES) {
+    for (const { name, keys, hand, ours, args, oursArgs = args } of CASES) {
       if (only && !only.includes(name)) continue;
       const keysOf = (side: string, w: number, i: number) =>
         Array.from({ length: keys }, (_, k) => `gs:${name}:${side}:${k}:{${(w * 7919 + i) % KEYS}}`);
       const sides = {
         hand: (w: number, i: number) => executor.run(hand, keysOf('h', w, i), args(`n${nonce++}`)),
-        ours: (w: number, i: number) => executor.run(ours, keysOf('g', w, i), args(`n${nonce++}`)),
+        ours: (w: number, i: number) => executor.run(ours, keysOf('g', w, i), oursArgs(`n${nonce++}`)),
       };
       for (const callers of levels.length ? levels : [1, 8, 64]) {
         const ratios: number[] = [];
+        const cpuRatios: number[] = [];
         for (let pair = 0; pair < PAIRS; pair++) {
           const order = pair % 2 === 0 ? (['hand', 'ours'] as const) : (['ours', 'hand'] as const);
           const rate: Record<string, number> = {};
+          const cpu: Record<string, number> = {};
           for (const side of order) {
+            const before = await redis.sample();
             const run = await closedLoop(sides[side], callers, SLICE_MS);
+            cpu[side] = PrivateRedis.delta(before, await redis.sample()).cpuUs / run.ops;
             rate[side] = run.ops / run.elapsedMs;
           }
           ratios.push(rate.ours / rate.hand);
+          cpuRatios.push(cpu.ours / cpu.hand);
         }
         const [p25, p50, p75] = [0.25, 0.5, 0.75].map((q) => quantile(ratios, q).toFixed(2));
-        process.stdout.write(`${name}, ${callers} callers: generated / hand-written ${p50}× (p25–p75 ${p25}–${p75})\n`);
+        const [c25, c50, c75] = [0.25, 0.5, 0.75].map((q) => quantile(cpuRatios, q).toFixed(2));
+        process.stdout.write(
+          `${name}, ${callers} callers: generated / hand-written ${p50}× (p25–p75 ${p25}–${p75}); Redis CPU per call ${c50}× (p25–p75 ${c25}–${c75})\n`,
+        );
       }
     }
   } finally {

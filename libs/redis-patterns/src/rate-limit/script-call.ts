@@ -3,7 +3,6 @@ import type { RateLimitAlgorithm } from './rate-limit-policy';
 import { ADJUST_SCRIPT } from './scripts/adjust.script';
 import { CONSUME_SCRIPT } from './scripts/consume.script';
 import { multiFixedWindowScript } from './scripts/multi-fixed-window.script';
-
 import {
   singleFixedWindowScript,
   singleSlidingLogScript,
@@ -67,7 +66,7 @@ export function scriptCallFor(policies: readonly CallPolicy[]): ScriptCall {
   // Only fixed windows (per second + per day, the common pair): their own script, no clock, no closures.
   if (!blocking && policies.every((p) => p.algorithm === 'fixed-window')) {
     const tail = policies.flatMap((p) => [String(p.code), String(p.a), String(p.b)]);
-    return { script: multiFixedWindowScript, unitArgs: ['1', '', ...tail], nonceIndex: log ? 1 : -1 };
+    return { script: multiFixedWindowScript, unitArgs: ['1', '', ...tail], nonceIndex: -1 };
   }
   // Several policies, or any policy with a block duration: the generic script, all-or-nothing.
   // ARGV: cost, nonce, then code, a, b, blockMs per policy.

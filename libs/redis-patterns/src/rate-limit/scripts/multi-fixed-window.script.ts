@@ -2,7 +2,7 @@ import { defineScript } from '../../core/scripts/redis-script';
 import { FIXED_WINDOW_LUA } from './fixed-window.lua';
 
 /**
- * Several fixed windows on one identity (e.g. per second, per minute, per day), without blocks: the consume script's
+ * Fixed windows only on one identity (one, or per second, per minute, per day), without blocks: the consume script's
  * all-or-nothing decision written with the fixed window's own steps (fixed-window.lua.ts: count every window, then
  * settle each: start an allowed call's new windows, or take a denied call's units out again), with no clock, no
  * function table and no closure per policy. Same keys, arguments and replies as the consume script.
@@ -32,13 +32,13 @@ if cost == 0 then
 end
 local counts, ttls = {}, {}
 for i = 1, n do
-  counts[i], ttls[i] = count_fixed_window(KEYS[i], tonumber(ARGV[3 * i + 2]), cost)
+  counts[i], ttls[i] = count_fixed_window(KEYS[i], tonumber(ARGV[3 * i + 2]), cost, ARGV[3 * i + 2], ARGV[1])
   if counts[i] > tonumber(ARGV[3 * i + 1]) then out[1] = 0 end
 end
 local allowed = out[1] == 1
 for i = 1, n do
   local limit, window, count, ttl = tonumber(ARGV[3 * i + 1]), tonumber(ARGV[3 * i + 2]), counts[i], ttls[i]
-  settle_fixed_window(KEYS[i], window, cost, count, ttl, allowed)
+  settle_fixed_window(KEYS[i], ARGV[3 * i + 2], cost, ARGV[1], count, ttl, allowed)
   local left = math.max(ttl, 0)
   if allowed then
     out[3 * i - 1], out[3 * i], out[3 * i + 1] = limit - count, left > 0 and left or window, 0

@@ -25,14 +25,14 @@ function singlePolicyScript(
   name: string,
   check: string,
   algorithmLua: string,
-  { clock = true, nonce = false }: { clock?: boolean; nonce?: boolean } = {},
+  { nonce = false }: { nonce?: boolean } = {},
 ): RedisScript<number[]> {
   return defineScript<number[]>(
     name,
     `
 local cost = tonumber(ARGV[1])
 local ok, available, reset_now, reset_after, retry, commit, undo =
-  ${check}(KEYS[1], tonumber(ARGV[2]), tonumber(ARGV[3]), cost, ${clock ? 'now_ms()' : '0'}${nonce ? ', ARGV[4]' : ''})
+  ${check}(KEYS[1], tonumber(ARGV[2]), tonumber(ARGV[3]), cost, now_ms()${nonce ? ', ARGV[4]' : ''})
 if not ok then
   if undo then undo() end
   return { 0, math.max(math.floor(available), 0), math.ceil(reset_now), math.ceil(retry) }
@@ -41,7 +41,7 @@ if cost == 0 then return { 1, math.max(math.floor(available), 0), math.ceil(rese
 if commit then commit() end
 return { 1, math.max(math.floor(available - cost), 0), math.ceil(reset_after), 0 }
 `,
-    { keys: 1, args: nonce ? 4 : 3, prelude: clock ? `${REDIS_CLOCK_LUA}${algorithmLua}` : algorithmLua },
+    { keys: 1, args: nonce ? 4 : 3, prelude: `${REDIS_CLOCK_LUA}${algorithmLua}` },
   );
 }
 
@@ -56,5 +56,24 @@ export const singleSlidingWindowCounterScript = singlePolicyScript('rate_limit_s
 /** Token bucket (and GCRA, decided in its token-bucket form), one policy. */
 export const singleTokenBucketScript = singlePolicyScript('rate_limit_tb', 'token_bucket', TOKEN_BUCKET_LUA);
 
-/** Fixed window, one policy: no clock (the window is the counter's TTL). */
-export const singleFixedWindowScript = singlePolicyScript('rate_limit_fw', 'fixed_window', FIXED_WINDOW_LUA, { clock: false });
+/**
+ * Fixed window, one policy: the fixed window's own steps (fixed-window.lua.ts: count, then settle) with no closure
+ * and no clock, the arguments passed to Redis as they came.
+ */
+export const singleFixedWindowScript = defineScript<number[]>(
+  'rate_limit_fw',
+  `
+local cost, limit, window = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+if cost == 0 then
+  local ok, available, reset_now, _, retry = fixed_window(KEYS[1], limit, window, 0)
+  return { ok and 1 or 0, math.max(available, 0), reset_now, retry }
+end
+local count, ttl = count_fixed_window(KEYS[1], window, cost, ARGV[3], ARGV[1])
+local allowed = count <= limit
+settle_fixed_window(KEYS[1], ARGV[3], cost, ARGV[1], count, ttl, allowed)
+local left = math.max(ttl, 0)
+if allowed then return { 1, limit - count, left > 0 and left or window, 0 } end
+return { 0, math.max(limit - count + cost, 0), left, left > 0 and left or window }
+`,
+  { keys: 1, args: 3, prelude: FIXED_WINDOW_LUA },
+);
