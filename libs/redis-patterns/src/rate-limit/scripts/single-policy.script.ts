@@ -8,9 +8,9 @@ import { TOKEN_BUCKET_LUA } from './token-bucket.lua';
 
 /**
  * The script of a limiter with one policy, written from its algorithm's function (the same one the generic consume
- * script calls), so each algorithm is written once: the call checks, then commits when allowed or undoes what the
- * check counted (a fixed window counts first) when denied, and replies as the generic script does for one policy
- * without a block.
+ * script calls), so each algorithm is written once: the call checks, commits when allowed, and replies as the
+ * generic script does for one policy without a block. (These checks write nothing: only the fixed window counts
+ * first, and it has a script of its own below.)
  *
  * KEYS[1]  the policy's state key
  * ARGV[1]  cost (fractional only for token-bucket / GCRA, checked by the caller)
@@ -31,14 +31,11 @@ function singlePolicyScript(
     name,
     `
 local cost = tonumber(ARGV[1])
-local ok, available, reset_now, reset_after, retry, commit, undo =
+local ok, available, reset_now, reset_after, retry, commit =
   ${check}(KEYS[1], tonumber(ARGV[2]), tonumber(ARGV[3]), cost, now_ms()${nonce ? ', ARGV[4]' : ''})
-if not ok then
-  if undo then undo() end
-  return { 0, math.max(math.floor(available), 0), math.ceil(reset_now), math.ceil(retry) }
-end
+if not ok then return { 0, math.max(math.floor(available), 0), math.ceil(reset_now), math.ceil(retry) } end
 if cost == 0 then return { 1, math.max(math.floor(available), 0), math.ceil(reset_now), 0 } end
-if commit then commit() end
+commit()
 return { 1, math.max(math.floor(available - cost), 0), math.ceil(reset_after), 0 }
 `,
     { keys: 1, args: nonce ? 4 : 3, prelude: `${REDIS_CLOCK_LUA}${algorithmLua}` },
