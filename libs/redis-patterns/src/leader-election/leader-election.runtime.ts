@@ -13,7 +13,7 @@ import { invalid } from '../core/options/option-checks';
 import { withDeadline } from '../core/time/with-deadline';
 import type { ExclusiveLeaseStore } from '../lease/lease.store';
 import { LEASE_SETTINGS, type LeaseSettings } from '../lease/lease.options';
-import { TokenSource } from '../lease/token-source';
+import { leaseTokens } from '../lease/lease-runtime';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { Campaign, type CampaignContext } from './campaign';
@@ -26,9 +26,6 @@ import { LEASE_STORE } from './lease.store';
 
 /** The term a `@RunOnLeader` method runs under, per async context. */
 const runningTerm = new ScopedContext<LeaderTerm>();
-
-/** Owner tokens of every lease of the process (the lock's pool of crypto-random bytes). */
-const tokens = new TokenSource();
 
 /**
  * The campaigns of this instance — those `campaign()` started and those `@RunOnLeader` methods declared — with the
@@ -64,7 +61,7 @@ export class LeaderElectionRuntime implements OnApplicationBootstrap, BeforeAppl
     );
     this.context = {
       store,
-      tokens,
+      tokens: leaseTokens,
       driftMs: (ttlMs) => stepDownMarginMs(ttlMs, lockSettings.driftFactor),
       logger: this.logger,
       outage: new ThrottledLog(this.logger),

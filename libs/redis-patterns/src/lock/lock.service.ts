@@ -1,17 +1,14 @@
-import { performance } from 'node:perf_hooks';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { KeyBuilder } from '../core/keys/key-builder';
 import type { ResolvedRedisPatternsOptions } from '../redis-patterns.options';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { InvalidOptionsError } from '../errors/invalid-options.error';
-import { type LockFailureReason, LockNotAcquiredError } from '../lease/lock-not-acquired.error';
+import { LockNotAcquiredError } from '../lease/lock-not-acquired.error';
 import { RESOLVED_OPTIONS } from '../redis-patterns.constants';
 import type { AcquireOptions, TryAcquireOptions } from '../lease/acquire-options';
-import { attemptUntil, type Refusal } from '../lease/backoff';
 import { checkMs, checkResource } from '../lease/lease-arguments';
 import type { LeaseKeys } from '../lease/lease-keys';
-import { refusalIn } from '../lease/refusal-in';
-import { TokenSource } from '../lease/token-source';
+import { leaseTokens, type LeaseRequest } from '../lease/lease-runtime';
 import { Lock } from './lock';
 import { lockKeys, readWriteKeys } from './lock-keys';
 import { LEASE_SETTINGS, type LeaseSettings } from '../lease/lease.options';
@@ -19,18 +16,9 @@ import { LockRuntime } from './lock.runtime';
 import { type LeaseSide, LOCK_STORE, type LockStore } from './lock.store';
 import { type ReadWriteHost, ReadWriteLock } from './read-write-lock';
 import { READ_WRITE_STORE, type ReadWriteStore } from './read-write-lock.store';
-import { RedisRefusedError } from '../errors/redis-refused.error';
 
 /** The work run under a lock or lease: `signal` aborts (reason: a LockLostError) as soon as it is known lost. */
 export type LockedWork<T> = (signal: AbortSignal, lock: Lock) => Promise<T> | T;
-
-type Failure = Refusal<LockFailureReason>;
-
-const EXPIRED: Failure = { reason: 'expired', retryAfterMs: 0 };
-const isLock = (outcome: Lock | Failure): outcome is Lock => outcome instanceof Lock;
-
-/** Owner tokens for every LockService of the process (one pool of crypto-random bytes, refilled in the background). */
-const tokens = new TokenSource();
 
 /**
  * Distributed locks on Redis: SET NX PX with a random owner token and a fencing token (acquire = 1 round trip),
@@ -70,7 +58,7 @@ export class LockService implements OnModuleInit {
       writeContext: runtime.contextOf(readWriteStore.writes, wakeKey),
       // It must outlive the gap between two attempts of a waiting writer: a backoff sleep plus one round trip.
       waitMarkTtlMs: 2 * this.options.maxRetryDelayMs + moduleOptions.commandTimeoutMs,
-      waiterId: () => tokens.take(),
+      waiterId: () => leaseTokens.take(),
       tryAcquire: (resource, keys, options, side) => this.tryAcquireLease(resource, keys, this.ttlOf(options), side),
       acquire: (resource, keys, options, side) => this.acquireLease(resource, keys, options, side),
       run: (lease, work) => runtime.leases.run(lease, work),
@@ -101,7 +89,7 @@ export class LockService implements OnModuleInit {
   }
 
   private tryAcquireLease(resource: string, keys: LeaseKeys, ttlMs: number, side: LeaseSide): Promise<Lock | null> {
-    return this.measured(performance.now(), this.attempt(resource, keys, ttlMs, side)).then((outcome) => {
+    return this.runtime.tryAcquire(this.request(resource, keys, ttlMs, side)).then((outcome) => {
       if (outcome instanceof Lock) return outcome;
       if (outcome.reason === 'replication') throw new LockNotAcquiredError(resource, outcome.reason, outcome.retryAfterMs);
       return null;
@@ -123,25 +111,9 @@ export class LockService implements OnModuleInit {
     }
   }
 
-  // The acquisition path is a chain of callbacks, not of async functions: while a lock's work runs in its async
-  // context (`current()`), Node 20 runs a hook for every promise the process creates, so each promise saved here is
-  // saved on every concurrent acquisition.
   private acquireLease(resource: string, keys: LeaseKeys, options: AcquireOptions, side: LeaseSide): Promise<Lock> {
-    const ttlMs = this.ttlOf(options);
     const waitMs = options.waitMs === undefined ? 0 : checkMs(options.waitMs, 'waitMs', 0);
-    const startedAt = performance.now();
-    const attempt = (): Promise<Lock | Failure> => this.attempt(resource, keys, ttlMs, side);
-    // No wait: one attempt, as attemptUntil would make, without its loop.
-    const outcome =
-      waitMs === 0
-        ? attempt()
-        : attemptUntil<Lock, Failure>(attempt, isLock, startedAt + waitMs, this.options, (ms) =>
-            this.runtime.waiters.sleep(side.waitKey(keys), ms),
-          );
-    return this.measured(startedAt, outcome).then((settled) => {
-      if (settled instanceof Lock) return settled;
-      throw new LockNotAcquiredError(resource, settled.reason, settled.retryAfterMs);
-    });
+    return this.runtime.acquire(this.request(resource, keys, this.ttlOf(options), side), waitMs);
   }
 
   /**
@@ -195,46 +167,14 @@ export class LockService implements OnModuleInit {
     return this.runtime.leases.list();
   }
 
-  private attempt(resource: string, keys: LeaseKeys, ttlMs: number, side: LeaseSide): Promise<Lock | Failure> {
-    if (this.runtime.closing) return Promise.reject(new LockNotAcquiredError(resource, 'shutdown', 1000));
-    const token = tokens.take();
-    const startedAt = performance.now();
-    let pending: ReturnType<LeaseSide['attempt']>;
-    try {
-      pending = side.attempt(keys, token, ttlMs);
-    } catch (error) {
-      pending = Promise.reject(error);
-    }
-    return pending.then(
-      (result): Lock | Failure | Promise<Failure> => {
-        if (!result.acquired) return result;
-        const lock = new Lock(resource, token, result.fencingToken, keys, ttlMs, startedAt, side.context);
-        this.runtime.leases.add(lock, startedAt);
-        // The reply came back after the lock's validity: it may already be someone else's. Give it back.
-        if (!lock.isHeld) return this.runtime.leases.releaseQuietly(lock).then(() => EXPIRED);
-        return lock;
-      },
-      (error: unknown) => {
-        // Fail closed (invariant 6): no answer means no lock, never "probably free". A refusal (NOPERM, WRONGTYPE …)
-        // is not an outage: it is thrown as is, so the permission or key at fault is named, not "unavailable".
-        throw refusalIn(error) ?? new LockNotAcquiredError(resource, 'unavailable', 1000, { cause: error });
-      },
-    );
-  }
-
-  /** The outcome of an acquisition that began at `startedAt`, recorded in the metrics. */
-  private measured(startedAt: number, attempt: Promise<Lock | Failure>): Promise<Lock | Failure> {
-    return attempt.then(
-      (outcome) => {
-        this.runtime.metrics.acquisition(outcome instanceof Lock ? 'acquired' : outcome.reason, startedAt);
-        return outcome;
-      },
-      (error: unknown) => {
-        if (error instanceof LockNotAcquiredError) this.runtime.metrics.acquisition(error.reason, startedAt);
-        else if (error instanceof RedisRefusedError) this.runtime.metrics.acquisition('refused', startedAt);
-        throw error;
-      },
-    );
+  /** One acquisition of `side`'s lease of `resource` (the mutex, a read or a write lease). */
+  private request(resource: string, keys: LeaseKeys, ttlMs: number, side: LeaseSide): LeaseRequest<Lock> {
+    return {
+      send: (token) => side.attempt(keys, token, ttlMs),
+      grant: (token, fencingToken, startedAt) => new Lock(resource, token, fencingToken, keys, ttlMs, startedAt, side.context),
+      notAcquired: (reason, retryAfterMs, options) => new LockNotAcquiredError(resource, reason, retryAfterMs, options),
+      waitKey: side.waitKey(keys),
+    };
   }
 
   private ttlOf(options: TryAcquireOptions): number {

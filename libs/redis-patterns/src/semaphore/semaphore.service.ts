@@ -1,25 +1,15 @@
-import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import { KeyBuilder } from '../core/keys/key-builder';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import type { AcquireOptions, TryAcquireOptions } from '../lease/acquire-options';
-import { attemptUntil, type Refusal } from '../lease/backoff';
 import { checkMs, checkResource } from '../lease/lease-arguments';
-import type { LeaseKeys } from '../lease/lease-keys';
-import { refusalIn } from '../lease/refusal-in';
-import { TokenSource } from '../lease/token-source';
+import type { LeaseRequest } from '../lease/lease-runtime';
 import { LEASE_SETTINGS, type LeaseSettings } from '../lease/lease.options';
-import { RedisRefusedError } from '../errors/redis-refused.error';
 import { Permit } from './permit';
 import { type PermitFailureReason, PermitNotAcquiredError } from './permit-not-acquired.error';
 import { checkPermits, semaphoreKeys } from './semaphore-keys';
 import { SemaphoreRuntime } from './semaphore.runtime';
 import { SEMAPHORE_STORE, type SemaphoreStore } from './semaphore.store';
-
-type Failure = Refusal<PermitFailureReason>;
-
-/** Owner tokens of every SemaphoreService of the process. */
-const tokens = new TokenSource();
 
 /**
  * Distributed semaphores on Redis: at most `permits` holders of a semaphore (its `resource`) at once across every
@@ -50,11 +40,14 @@ export class SemaphoreService {
    * {@link PermitNotAcquiredError} when Redis does not answer within the command timeout (reason `unavailable`), and
    * with {@link RedisRefusedError} when Redis refused the command (a configuration error: ACL, key type).
    */
-  async tryAcquire(resource: string, permits: number, options: TryAcquireOptions = {}): Promise<Permit | null> {
-    const keys = this.keysOf(resource, permits);
-    const startedAt = performance.now();
-    const outcome = await this.measured(startedAt, this.attempt(resource, permits, keys, this.ttlOf(options)));
-    return outcome instanceof Permit ? outcome : null;
+  tryAcquire(resource: string, permits: number, options: TryAcquireOptions = {}): Promise<Permit | null> {
+    try {
+      return this.runtime
+        .tryAcquire(this.request(resource, permits, options))
+        .then((outcome) => (outcome instanceof Permit ? outcome : null));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**
@@ -63,23 +56,13 @@ export class SemaphoreService {
    * {@link PermitNotAcquiredError} when the wait ends (`contention`: 409 over HTTP) or Redis is unavailable, and with
    * {@link RedisRefusedError} when Redis refused the command (503 over HTTP, details only in the log).
    */
-  async acquire(resource: string, permits: number, options: AcquireOptions = {}): Promise<Permit> {
-    const keys = this.keysOf(resource, permits);
-    const ttlMs = this.ttlOf(options);
-    const waitMs = options.waitMs === undefined ? 0 : checkMs(options.waitMs, 'waitMs', 0);
-    const startedAt = performance.now();
-    const outcome = await this.measured(
-      startedAt,
-      attemptUntil<Permit, Failure>(
-        () => this.attempt(resource, permits, keys, ttlMs),
-        (o): o is Permit => o instanceof Permit,
-        startedAt + waitMs,
-        this.settings,
-        (ms) => this.runtime.waiters.sleep(keys.lease, ms),
-      ),
-    );
-    if (outcome instanceof Permit) return outcome;
-    throw new PermitNotAcquiredError(resource, permits, outcome.reason, outcome.retryAfterMs);
+  acquire(resource: string, permits: number, options: AcquireOptions = {}): Promise<Permit> {
+    try {
+      const request = this.request(resource, permits, options);
+      return this.runtime.acquire(request, options.waitMs === undefined ? 0 : checkMs(options.waitMs, 'waitMs', 0));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**
@@ -103,46 +86,21 @@ export class SemaphoreService {
     return this.runtime.leases.list();
   }
 
-  private async attempt(resource: string, permits: number, keys: LeaseKeys, ttlMs: number): Promise<Permit | Failure> {
-    if (this.runtime.closing) throw new PermitNotAcquiredError(resource, permits, 'shutdown', 1000);
-    const token = tokens.take();
-    const startedAt = performance.now();
-    let result;
-    try {
-      result = await this.store.attempt(keys, token, ttlMs, permits);
-    } catch (error) {
-      // Fail closed (invariant 6): no answer means no permit. A refusal (NOPERM, WRONGTYPE …) is a configuration
-      // error, thrown as is so the permission or key at fault is named.
-      throw refusalIn(error) ?? new PermitNotAcquiredError(resource, permits, 'unavailable', 1000, { cause: error });
-    }
-    if (!result.acquired) return { reason: 'contention', retryAfterMs: result.retryAfterMs };
-    const permit = new Permit(resource, permits, token, result.fencingToken, keys, ttlMs, startedAt, this.runtime.context);
-    this.runtime.leases.add(permit, startedAt);
-    if (!permit.isHeld) {
-      // The reply came back after the permit's validity: its place may already be someone else's. Give it back.
-      await this.runtime.leases.releaseQuietly(permit);
-      return { reason: 'expired', retryAfterMs: 0 };
-    }
-    return permit;
-  }
-
-  /** The outcome of an acquisition that began at `startedAt`, recorded in the metrics. */
-  private async measured(startedAt: number, acquisition: Promise<Permit | Failure>): Promise<Permit | Failure> {
-    try {
-      const outcome = await acquisition;
-      this.runtime.metrics.acquisition(outcome instanceof Permit ? 'acquired' : outcome.reason, startedAt);
-      return outcome;
-    } catch (error) {
-      if (error instanceof PermitNotAcquiredError) this.runtime.metrics.acquisition(error.reason, startedAt);
-      else if (error instanceof RedisRefusedError) this.runtime.metrics.acquisition('refused', startedAt);
-      throw error;
-    }
-  }
-
-  private keysOf(resource: string, permits: number): LeaseKeys {
+  /** One acquisition of a permit of `resource` (checked here: invalid arguments throw before any round trip). */
+  private request(resource: string, permits: number, options: TryAcquireOptions): LeaseRequest<Permit> {
     checkResource(resource);
     checkPermits(permits);
-    return semaphoreKeys(this.keys, resource);
+    const ttlMs = this.ttlOf(options);
+    const keys = semaphoreKeys(this.keys, resource);
+    const context = this.runtime.context;
+    return {
+      send: (token) => this.store.attempt(keys, token, ttlMs, permits),
+      grant: (token, fencingToken, startedAt) => new Permit(resource, permits, token, fencingToken, keys, ttlMs, startedAt, context),
+      // A semaphore's store never answers `replication` (no WAIT): its reasons are a permit's.
+      notAcquired: (reason, retryAfterMs, options) =>
+        new PermitNotAcquiredError(resource, permits, reason as PermitFailureReason, retryAfterMs, options),
+      waitKey: keys.lease,
+    };
   }
 
   private ttlOf(options: TryAcquireOptions): number {

@@ -12,7 +12,8 @@ import { KEEP_ALIVE_FOR_LUA } from '../../lease/scripts/shared-lease.lua';
  *
  * Expired holders are pruned first, by the server's clock (invariant 3): a crashed holder's permit frees itself at
  * its TTL whatever the clocks of the app instances say. Pruning, counting and adding happen in one script, so two
- * callers can never both take the last permit.
+ * callers can never both take the last permit. A set found empty (no key: Redis deletes an empty sorted set) gets
+ * the new permit's TTL without reading the old one first.
  *
  * Runs alone or as one call of a batch (see RedisScript): concurrent acquisitions share one EVALSHA.
  */
@@ -21,12 +22,13 @@ export const ACQUIRE_PERMIT_SCRIPT = defineScript<[number, string | number]>(
   `
 local now = now_ms()
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
+local held = redis.call('ZCARD', KEYS[1])
+if held >= tonumber(ARGV[3]) then
   local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
   return {0, math.max(0, math.ceil(tonumber(first[2]) - now))}
 end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
-keep_alive_for(KEYS[1], ARGV[2])
+if held == 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) else keep_alive_for(KEYS[1], ARGV[2]) end
 return {1, next_fence(KEYS[2], ARGV[4])}
 `,
   { keys: 2, args: 4, prelude: SERVER_CLOCK_LUA + NEXT_FENCE_LUA + KEEP_ALIVE_FOR_LUA },
