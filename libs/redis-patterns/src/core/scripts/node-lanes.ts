@@ -1,14 +1,17 @@
 import type { Cluster, Redis } from 'ioredis';
-import { CoalescingQueue, IN_FLIGHT_WINDOW, type WaitingGroup } from './coalescing-queue';
+import { CoalescingQueue, type WaitingGroup } from './coalescing-queue';
 import type { RedisScript } from './redis-script';
 
-/** One cluster master as the executor sees it: its own connection and its share of the window of outstanding calls. */
+/** One cluster master as the executor sees it: its own connection and the calls waiting for it. */
 export interface NodeLane {
   /** The master as the client's slot table names it (`host:port`). */
   readonly node: string;
   readonly client: Redis;
   readonly queue: CoalescingQueue<RedisScript<unknown>>;
 }
+
+/** Calls a master's connection may have awaiting their reply before its further calls wait and coalesce. */
+const LANE_WINDOW = 1;
 
 /**
  * The masters of a cluster, named as the client's own slot table names them (`Cluster.slots`, which ioredis keeps
@@ -45,10 +48,11 @@ export class NodeLanes {
     const masters = this.cluster.nodes('master');
     const client = masters.find(({ options }) => `${options.host}:${options.port}` === nodeKey);
     if (!client) return undefined;
-    // The window is the client's (one event loop keeps the calls in flight, whatever their node), shared by the
-    // masters: with 8 per master, 3 masters held 24 calls alone before any batched (rate-limit-cluster at 64 callers,
-    // bench/results/io-path.txt).
-    const window = Math.max(1, Math.ceil(IN_FLIGHT_WINDOW / masters.length));
+    // A master's calls wait for the end of the turn as soon as one of them awaits its reply; a lone call still goes
+    // at once. With distinct identities a master sees few calls at a time: splitting the client's window among the
+    // masters (3 each for 3 masters) left almost every call alone at 8 callers (0.89x rate-limiter-flexible), and
+    // six Redis processes share the machine's cores with the app, so an EVALSHA saved per decision is Redis CPU
+    // saved (1.02-1.03x at 8 callers, unchanged at 1 and 64: bench/results/PROFILES.md, "On a cluster").
     // The pool replaces a node's connection when the node leaves and comes back: the lane follows it.
     client.once('end', () => {
       if (this.lanes.get(nodeKey) === lane) this.lanes.delete(nodeKey);
@@ -56,7 +60,7 @@ export class NodeLanes {
     const lane: NodeLane = {
       node: nodeKey,
       client,
-      queue: new CoalescingQueue<RedisScript<unknown>>((group) => this.sendGroup(lane, group), window),
+      queue: new CoalescingQueue<RedisScript<unknown>>((group) => this.sendGroup(lane, group), LANE_WINDOW),
     };
     this.lanes.set(nodeKey, lane);
     return lane;

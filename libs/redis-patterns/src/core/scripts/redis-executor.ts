@@ -87,7 +87,6 @@ export class RedisExecutor {
     if (this.lanes) {
       // On a cluster, calls coalesce per master; a call whose master is not known yet goes alone.
       const lane = server !== undefined && this.crossSlotBatches ? this.lanes.at(server) : undefined;
-      if (lane?.queue.open) this.shareWrite(lane.queue, lane.client, 0);
       if (lane && !lane.queue.open) return lane.queue.add<TReply>(script.commandName, script, keys, args);
       if (script.command) return this.send<TReply>(script.command, [keys, args], server);
       return this.evalsha<TReply>(script.single, keys, args, lane?.queue, undefined, 1, server);
