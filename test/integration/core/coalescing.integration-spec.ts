@@ -349,23 +349,26 @@ describe('RedisExecutor.run: adaptive batching against a real server', () => {
       expect(values).toEqual(Array.from({ length: calls }, (_, i) => String(i + 1)));
     });
 
-    it("writes a master's first call at once, and sends the calls that follow it in the turn as one command", async () => {
+    it('writes a call at once only while no call awaits a reply; the calls that follow in the turn leave as one command per master', async () => {
       const client = needCluster();
-      const [master] = client.nodes('master');
-      const node = `${master.options.host}:${master.options.port}`;
-      // Identities of distinct slots, all served by that master.
-      const keys = Array.from({ length: 400 }, (_, i) => `${prefix}:{turn${i}}:n`)
-        .filter((key) => client.slots[keySlot(key)]?.[0] === node)
-        .slice(0, 4);
-      expect(keys).toHaveLength(4);
+      const [first, second] = client.nodes('master');
+      // Identities of distinct slots served by one master.
+      const servedBy = (master: Redis, tag: string, count: number) => {
+        const node = `${master.options.host}:${master.options.port}`;
+        return Array.from({ length: 400 }, (_, i) => `${prefix}:{${tag}${i}}:n`)
+          .filter((key) => client.slots[keySlot(key)]?.[0] === node)
+          .slice(0, count);
+      };
+      const keys = [...servedBy(first, 'turn-a', 2), ...servedBy(second, 'turn-b', 3)];
+      expect(keys).toHaveLength(5);
       const sent = masterScripts(client);
-      const writes = socketWrites(master);
+      const writes = [socketWrites(first), socketWrites(second)];
       const replies = await Promise.all(keys.map((key, i) => run(client, counter, [key], [i + 1])));
       expect(replies).toEqual(keys.map((_, i) => [i + 1, 1, 1]));
-      // The first leaves at once (nothing else was awaited on that master); the three made while it was awaited wait
-      // for the end of the turn and share one EVALSHA of the cross-slot form.
-      expect(sent()).toBe(2);
-      expect(writes()).toBe(2);
+      // The first call leaves at once (nothing else was awaited). The four made while it was awaited wait for the end
+      // of the turn, the second master's three too: one EVALSHA of the cross-slot form for each master.
+      expect(sent()).toBe(3);
+      expect(writes.map((count) => count())).toEqual([2, 1]);
     });
 
     it('answers calls of several keys per slot, whatever the others of the batch carry', async () => {

@@ -10,7 +10,10 @@ export interface NodeLane {
   readonly queue: CoalescingQueue<RedisScript<unknown>>;
 }
 
-/** Calls a master's connection may have awaiting their reply before its further calls wait and coalesce. */
+/**
+ * A master's queue holds back a call while one of its own awaits a reply ({@link NodeLanes.writesAtOnce} also looks
+ * at the other masters).
+ */
 const LANE_WINDOW = 1;
 
 /**
@@ -39,6 +42,24 @@ export class NodeLanes {
     return lane?.client.status === 'ready' ? lane : undefined;
   }
 
+  /**
+   * Whether a call for `lane` is written now: nothing waits for that master and no call of the client awaits a reply
+   * from any master. Otherwise it waits for the end of the turn with the other calls for that master, and they leave
+   * as one command. A lone caller's call always goes at once.
+   *
+   * Why the whole client and not each master: with distinct identities a master sees few calls at a time, so a
+   * window per master (first a third of the client's 8, then 1) left most calls alone at 8 callers, each its own
+   * EVALSHA as rate-limiter-flexible sends; and six Redis processes share the machine's cores with the app, so an
+   * EVALSHA saved is Redis CPU saved. Measured with 8 callers on 3 masters (bench/results/PROFILES.md, "On a
+   * cluster"): 0.89x rate-limiter-flexible with 3 per master, 0.95-1.03x with 1, 1.02-1.08x client-wide; unchanged
+   * at 1 and 64 callers.
+   */
+  writesAtOnce(lane: NodeLane): boolean {
+    if (!lane.queue.open) return false;
+    for (const other of this.lanes.values()) if (other.queue.outstanding > 0) return false;
+    return true;
+  }
+
   /** Sends what waits on every lane. */
   flush(): void {
     for (const lane of this.lanes.values()) lane.queue.flush();
@@ -48,11 +69,6 @@ export class NodeLanes {
     const masters = this.cluster.nodes('master');
     const client = masters.find(({ options }) => `${options.host}:${options.port}` === nodeKey);
     if (!client) return undefined;
-    // A master's calls wait for the end of the turn as soon as one of them awaits its reply; a lone call still goes
-    // at once. With distinct identities a master sees few calls at a time: splitting the client's window among the
-    // masters (3 each for 3 masters) left almost every call alone at 8 callers (0.89x rate-limiter-flexible), and
-    // six Redis processes share the machine's cores with the app, so an EVALSHA saved per decision is Redis CPU
-    // saved (1.02-1.03x at 8 callers, unchanged at 1 and 64: bench/results/PROFILES.md, "On a cluster").
     // The pool replaces a node's connection when the node leaves and comes back: the lane follows it.
     client.once('end', () => {
       if (this.lanes.get(nodeKey) === lane) this.lanes.delete(nodeKey);

@@ -85,9 +85,10 @@ export class RedisExecutor {
     const server = this.liveness.serverOf(keys[0]);
     if (this.liveness.causeOf(server) !== undefined) return this.unsent('evalsha', server);
     if (this.lanes) {
-      // On a cluster, calls coalesce per master; a call whose master is not known yet goes alone.
+      // On a cluster, calls coalesce per master (see NodeLanes.writesAtOnce); a call whose master is not known yet goes
+      // alone.
       const lane = server !== undefined && this.crossSlotBatches ? this.lanes.at(server) : undefined;
-      if (lane && !lane.queue.open) return lane.queue.add<TReply>(script.commandName, script, keys, args);
+      if (lane && !this.lanes.writesAtOnce(lane)) return lane.queue.add<TReply>(script.commandName, script, keys, args);
       if (script.command) return this.send<TReply>(script.command, [keys, args], server);
       return this.evalsha<TReply>(script.single, keys, args, lane?.queue, undefined, 1, server);
     }
