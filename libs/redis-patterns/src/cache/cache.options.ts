@@ -11,7 +11,7 @@ import {
 import { type NearCacheOptions, type NearCacheSettings, resolveNearCacheSettings } from './near/near-cache.options';
 import { type CacheCodec, codecProblem, JSON_CACHE_CODEC } from './serialization/cache-codec';
 import type { CacheCompressionOptions, CompressionSettings } from './serialization/compression';
-import { ttlUnitWarning } from './ttl-units';
+import { MAX_TTL_SECONDS, ttlUnitWarning } from './ttl-units';
 
 /**
  * Options of the `cache` section of RedisPatternsModuleOptions. TTLs without a unit in their name are in seconds,
@@ -128,9 +128,6 @@ const KNOWN_KEYS = [
 ] as const;
 
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
-
-/** Longest TTL accepted anywhere in the cache, in seconds (one year). */
-export const MAX_TTL_SECONDS = 365 * 24 * 3600;
 
 /** Validates the `cache` section at startup; every error names the offending option. */
 export const validateCacheOptions: SectionValidator = (value, path, context) => {

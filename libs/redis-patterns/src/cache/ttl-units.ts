@@ -1,5 +1,7 @@
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
-import { MAX_TTL_SECONDS } from './cache.options';
+
+/** Longest TTL accepted anywhere in the cache, in seconds (one year). */
+export const MAX_TTL_SECONDS = 365 * 24 * 3600;
 
 /** A TTL option in seconds whose value may have been written in milliseconds by habit. */
 export type SecondsTtlField = 'ttl' | 'staleTtl' | 'defaultTtl';

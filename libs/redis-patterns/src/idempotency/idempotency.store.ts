@@ -1,8 +1,5 @@
-import { storeProvider } from '../core/connections/store-provider';
 import type { RedisExecutor } from '../core/scripts/redis-executor';
 import type { EncodedOutcome } from './idempotency-record';
-import { IDEMPOTENCY_SETTINGS, type IdempotencySettings } from './idempotency.options';
-import { MemoryIdempotencyStore } from './memory/memory-idempotency.store';
 import { CLAIM_IDEMPOTENCY_SCRIPT, type ClaimReply } from './scripts/claim-idempotency.script';
 import { COMPLETE_IDEMPOTENCY_SCRIPT } from './scripts/complete-idempotency.script';
 import { EXTEND_IDEMPOTENCY_SCRIPT } from './scripts/extend-idempotency.script';
@@ -74,9 +71,3 @@ export function toClaimResult(reply: ClaimReply): ClaimResult {
       throw new TypeError(`Unexpected reply of the idempotency claim script: ${String(reply[0])}`);
   }
 }
-
-/** The provider of the store: in memory with `connection: 'memory://'`, else on the section's connection. */
-export const IDEMPOTENCY_STORE_PROVIDER = storeProvider<IdempotencySettings, IdempotencyStore>(IDEMPOTENCY_STORE, IDEMPOTENCY_SETTINGS, {
-  memory: (keyspace) => new MemoryIdempotencyStore(keyspace),
-  redis: (redis) => new RedisIdempotencyStore(redis),
-});

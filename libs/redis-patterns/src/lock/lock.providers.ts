@@ -7,8 +7,16 @@ import { createExclusiveLeaseStore } from '../lease/create-exclusive-lease-store
 import { LOCK_STORE } from './lock.store';
 import { LockRuntime } from './lock.runtime';
 import { LockService } from './lock.service';
-import { READ_WRITE_STORE_PROVIDER } from './read-write-lock.store';
+import { storeProvider } from '../core/connections/store-provider';
+import { MemoryReadWriteStore } from './memory/memory-read-write.store';
+import { READ_WRITE_STORE, type ReadWriteStore, RedisReadWriteStore } from './read-write-lock.store';
 import { WithLockAdvisor } from './with-lock.advisor';
+
+/** The provider of the {@link ReadWriteStore}: on the lock section's connection, or in memory. */
+const READ_WRITE_STORE_PROVIDER = storeProvider<LeaseSettings, ReadWriteStore>(READ_WRITE_STORE, LEASE_SETTINGS, {
+  memory: (keyspace, settings) => new MemoryReadWriteStore(keyspace, settings.fenceTtlMs),
+  redis: (redis, settings) => new RedisReadWriteStore(redis, settings.fenceTtlMs),
+});
 
 /** The providers (services, advisors, guards) of this pattern; the module provides and exports them all. */
 export const LOCK_PROVIDERS: Provider[] = [

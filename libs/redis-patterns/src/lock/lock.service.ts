@@ -17,9 +17,6 @@ import { type LeaseSide, LOCK_STORE, type LockStore } from './lock.store';
 import { type ReadWriteHost, ReadWriteLock } from './read-write-lock';
 import { READ_WRITE_STORE, type ReadWriteStore } from './read-write-lock.store';
 
-/** The work run under a lock or lease: `signal` aborts (reason: a LockLostError) as soon as it is known lost. */
-export type LockedWork<T> = (signal: AbortSignal, lock: Lock) => Promise<T> | T;
-
 /**
  * Distributed locks on Redis: SET NX PX with a random owner token and a fencing token (acquire = 1 round trip),
  * compare-and-delete release (1 round trip), compare-and-PEXPIRE extension, auto-extension in `using()`, and an

@@ -1,6 +1,9 @@
 import { Lease } from '../lease/lease';
 import { LockLostError } from '../lease/lock-lost.error';
 
+/** The work run under a lock or lease: `signal` aborts (reason: a LockLostError) as soon as it is known lost. */
+export type LockedWork<T> = (signal: AbortSignal, lock: Lock) => Promise<T> | T;
+
 /**
  * A held lock. `token` identifies the owner (release and extend compare it in Redis); `fencingToken` increases
  * strictly with every acquisition of the resource, so a store that remembers the highest token it has seen can

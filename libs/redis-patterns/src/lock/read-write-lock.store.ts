@@ -1,4 +1,3 @@
-import { storeProvider } from '../core/connections/store-provider';
 import type { RedisExecutor } from '../core/scripts/redis-executor';
 import { type AttemptResult, toAttemptResult } from '../lease/attempt-result';
 import type { LeaseStore } from '../lease/lease.store';
@@ -6,8 +5,6 @@ import { OrphanReleases } from '../lease/orphan-releases';
 import { RELEASE_SHARED_LEASE_SCRIPT } from '../lease/scripts/release-shared-lease.script';
 import { RedisSharedLeases } from '../lease/shared-leases';
 import type { ReadWriteKeys } from './lock-keys';
-import { LEASE_SETTINGS, type LeaseSettings } from '../lease/lease.options';
-import { MemoryReadWriteStore } from './memory/memory-read-write.store';
 import { ACQUIRE_READ_SCRIPT } from './scripts/acquire-read.script';
 import { ACQUIRE_WRITE_SCRIPT } from './scripts/acquire-write.script';
 import { SingleLeaseStore } from '../lease/single-lease.store';
@@ -77,9 +74,3 @@ export class RedisReadWriteStore implements ReadWriteStore {
     await this.redis.run(RELEASE_SHARED_LEASE_SCRIPT, [keys.waiting], [waiterId]);
   }
 }
-
-/** The provider of the {@link ReadWriteStore}: on the lock section's connection, or in memory. */
-export const READ_WRITE_STORE_PROVIDER = storeProvider<LeaseSettings, ReadWriteStore>(READ_WRITE_STORE, LEASE_SETTINGS, {
-  memory: (keyspace, settings) => new MemoryReadWriteStore(keyspace, settings.fenceTtlMs),
-  redis: (redis, settings) => new RedisReadWriteStore(redis, settings.fenceTtlMs),
-});

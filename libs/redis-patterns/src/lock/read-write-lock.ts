@@ -2,10 +2,9 @@ import type { AcquireOptions, TryAcquireOptions } from '../lease/acquire-options
 import type { LeaseContext } from '../lease/lease';
 import { checkMs } from '../lease/lease-arguments';
 import type { LeaseKeys } from '../lease/lease-keys';
-import type { Lock } from './lock';
+import type { Lock, LockedWork } from './lock';
 import type { ReadWriteKeys } from './lock-keys';
 import type { LeaseSide } from './lock.store';
-import type { LockedWork } from './lock.service';
 import type { ReadWriteStore, WaitingWriter } from './read-write-lock.store';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 

@@ -1,8 +1,10 @@
 import type { TraceCarrier } from '../core/telemetry/trace-context';
-import type { QueuedHandler } from './messaging.tracing';
 
 /** Receives one message: the decoded payload and the user-facing channel it was published on. */
 export type MessageHandler<T = unknown> = (message: T, channel: string) => unknown;
+
+/** A handler as a HandlerQueue calls it: with the trace context the message carried. */
+export type QueuedHandler = (message: unknown, channel: string, carrier: TraceCarrier | undefined) => unknown;
 
 /**
  * How long one drain may run handlers back to back before it yields to the event loop. A handler that settles

@@ -1,6 +1,6 @@
 import { carrierOf, type TraceCarrier } from '../core/telemetry/trace-context';
 import { type LibraryTracer, libraryTracer, type SpanAttributes, type TraceSpan } from '../core/telemetry/tracing';
-import type { MessageHandler } from './handler-queue';
+import type { MessageHandler, QueuedHandler } from './handler-queue';
 
 /** OpenTelemetry messaging attributes every consumer span of the library has (Redis is not a registered system). */
 const PROCESS = Object.freeze({
@@ -11,9 +11,6 @@ const PROCESS = Object.freeze({
 
 /** What became of a stream entry, on its span (`redis_patterns.stream.outcome`). */
 export type StreamSpanOutcome = 'acked' | 'failed' | 'dead_lettered';
-
-/** A handler as a HandlerQueue calls it: with the trace context the message carried. */
-export type QueuedHandler = (message: unknown, channel: string, carrier: TraceCarrier | undefined) => unknown;
 
 /**
  * The spans of one stream consumer: a CONSUMER span `process <stream>` per entry it handles, with the stream and

@@ -1,12 +1,9 @@
-import { storeProvider } from '../core/connections/store-provider';
 import type { RedisExecutor } from '../core/scripts/redis-executor';
 import { type AttemptResult, toAttemptResult } from '../lease/attempt-result';
 import type { LeaseKeys } from '../lease/lease-keys';
 import type { LeaseStore } from '../lease/lease.store';
 import { OrphanReleases } from '../lease/orphan-releases';
 import { RedisSharedLeases } from '../lease/shared-leases';
-import { LEASE_SETTINGS, type LeaseSettings } from '../lease/lease.options';
-import { MemorySemaphoreStore } from './memory/memory-semaphore.store';
 import { ACQUIRE_PERMIT_SCRIPT } from './scripts/acquire-permit.script';
 
 /**
@@ -44,9 +41,3 @@ export class RedisSemaphoreStore extends RedisSharedLeases implements SemaphoreS
       });
   }
 }
-
-/** The provider of the {@link SemaphoreStore}: the lock section's connection and fencing counter TTL, or memory. */
-export const SEMAPHORE_STORE_PROVIDER = storeProvider<LeaseSettings, SemaphoreStore>(SEMAPHORE_STORE, LEASE_SETTINGS, {
-  memory: (keyspace, settings) => new MemorySemaphoreStore(keyspace, settings.fenceTtlMs),
-  redis: (redis, settings) => new RedisSemaphoreStore(redis, settings.fenceTtlMs),
-});

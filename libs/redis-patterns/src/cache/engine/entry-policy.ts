@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../../errors/invalid-argument.error';
-import { MAX_TTL_SECONDS } from '../cache.options';
+import { MAX_TTL_SECONDS } from '../ttl-units';
 import { type CacheCodec, codecProblem } from '../serialization/cache-codec';
 
 /** How one write is stored and refreshed; built once per call (service) or once per method (decorators). */
