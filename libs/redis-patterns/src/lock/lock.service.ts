@@ -109,8 +109,9 @@ export class LockService implements OnModuleInit {
   }
 
   private acquireLease(resource: string, keys: LeaseKeys, options: AcquireOptions, side: LeaseSide): Promise<Lock> {
+    const ttlMs = this.ttlOf(options);
     const waitMs = options.waitMs === undefined ? 0 : checkMs(options.waitMs, 'waitMs', 0);
-    return this.runtime.acquire(this.request(resource, keys, this.ttlOf(options), side), waitMs);
+    return this.runtime.acquire(this.request(resource, keys, ttlMs, side), waitMs);
   }
 
   /**
